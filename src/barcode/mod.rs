@@ -1,0 +1,1 @@
+//! Barcode engine (being written).

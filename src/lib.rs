@@ -1,0 +1,2 @@
+//! labelpress: JSON document descriptions to print-exact PDF.
+pub mod barcode;
