@@ -1,2 +1,17 @@
 //! labelpress: JSON document descriptions to print-exact PDF.
+//!
+//! The pipeline is the module tree: [`model`] (serde types) ->
+//! [`validate`] (rules, paths) -> [`lower`] (Typst source) -> [`engine`]
+//! (Typst World, compile, PDF export) -> [`cli`].
+pub mod api_error;
 pub mod barcode;
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod lower;
+pub mod model;
+pub mod pdf;
+pub mod style;
+pub mod validate;
+
+pub use engine::{Engine, RenderError, Rendered};

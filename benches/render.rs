@@ -1,0 +1,76 @@
+//! LABEL end to end (JSON in, PDF bytes out), against the same label written
+//! by hand in Typst and compiled by the same engine: the baseline of this run.
+//!
+//! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
+//! dependencies; a release build of typst takes ~17 minutes on 2 cores).
+//! Label documents come from ../shared/bench/gen_requests.py when it exists,
+//! else from examples/label.json.
+
+use std::path::Path;
+use std::process::Command;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use labelpress::engine::fonts::FontOptions;
+use labelpress::Engine;
+
+/// The benchmark labels, barcodes removed until the barcode element renders.
+fn labels() -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("../shared/bench/gen_requests.py");
+    let dir = tempfile::tempdir().unwrap();
+    let generated = script.exists()
+        && Command::new("python3")
+            .arg(&script)
+            .args(["--out"])
+            .arg(dir.path())
+            .args(["label=20"])
+            .status()
+            .is_ok_and(|s| s.success());
+    let mut docs: Vec<serde_json::Value> = if generated {
+        (0..20)
+            .map(|i| {
+                let text = std::fs::read(dir.path().join(format!("label-{i:02}.json"))).unwrap();
+                serde_json::from_slice(&text).unwrap()
+            })
+            .collect()
+    } else {
+        vec![serde_json::from_slice(&std::fs::read(root.join("examples/label.json")).unwrap()).unwrap()]
+    };
+    let engine = engine();
+    for doc in &mut docs {
+        if let Some(elements) = doc["pages"][0]["elements"].as_array_mut() {
+            elements.retain(|e| {
+                e["type"] != "barcode" || {
+                    let probe = serde_json::json!({"pages": [{"size": "a6", "elements": [e]}]});
+                    engine.render_bytes(&serde_json::to_vec(&probe).unwrap()).is_ok()
+                }
+            });
+        }
+    }
+    docs.iter().map(|d| serde_json::to_vec(d).unwrap()).collect()
+}
+
+fn engine() -> Engine {
+    Engine::new(Default::default(), &FontOptions { system: false, dir: None }, None)
+}
+
+fn label(c: &mut Criterion) {
+    let engine = engine();
+    let docs = labels();
+    let by_hand = include_str!("label_by_hand.typ").to_string();
+    let mut group = c.benchmark_group("label");
+    group.bench_function("typst_by_hand_baseline", |b| {
+        b.iter(|| engine.render_typst(by_hand.clone()).unwrap())
+    });
+    let mut i = 0;
+    group.bench_function("labelpress_end_to_end", |b| {
+        b.iter(|| {
+            i = (i + 1) % docs.len();
+            engine.render_bytes(&docs[i]).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, label);
+criterion_main!(benches);

@@ -1,0 +1,163 @@
+//! The `labelpress` command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::api_error::ApiError;
+use crate::config::RuntimeConfig;
+use crate::engine::fonts::FontOptions;
+use crate::engine::Engine;
+use crate::validate::ResourceDir;
+
+#[derive(Debug, Parser)]
+#[command(name = "labelpress", version, about = "JSON document descriptions to print-exact PDF")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render a DocumentRequest to PDF (offline, no authentication).
+    Render {
+        /// The request JSON file (`-` for standard input).
+        request: PathBuf,
+        /// Where the PDF goes.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Print the generated Typst source instead of rendering.
+        #[arg(long)]
+        emit_typst: bool,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+    /// Validate a DocumentRequest; prints the API-002 body and exits 1 when invalid.
+    Check {
+        request: PathBuf,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+    /// Write a barcode as SVG to standard output.
+    Barcode {
+        symbology: String,
+        content: String,
+        /// Options as key=value (e.g. --opt ecl=H), as in the barcode service's query.
+        #[arg(long = "opt")]
+        opts: Vec<String>,
+    },
+    /// Print the runtime configuration (defaults and limits) as JSON.
+    Config {
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+}
+
+/// Options that shape the engine, shared by the subcommands that render.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Folder image file names resolve in.
+    #[arg(long, env = "LABELPRESS_RESOURCES")]
+    pub resources: Option<PathBuf>,
+    /// Extra font folder.
+    #[arg(long, env = "LABELPRESS_FONTS")]
+    pub fonts: Option<PathBuf>,
+    /// Do not scan the system's fonts (only the embedded DejaVu Sans and --fonts).
+    #[arg(long, env = "LABELPRESS_NO_SYSTEM_FONTS", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_system_fonts: bool,
+    /// TOML file overriding runtime-config defaults and limits.
+    #[arg(long, env = "LABELPRESS_CONFIG")]
+    pub config: Option<PathBuf>,
+}
+
+impl EngineArgs {
+    pub fn engine(&self) -> Result<Engine, String> {
+        let config = match &self.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            None => RuntimeConfig::default(),
+        };
+        let resources = match &self.resources {
+            Some(dir) => Some(ResourceDir::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?),
+            None => None,
+        };
+        let fonts = FontOptions { system: !self.no_system_fonts, dir: self.fonts.clone() };
+        Ok(Engine::new(config, &fonts, resources))
+    }
+}
+
+fn read_request(path: &PathBuf) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
+        Ok(buf)
+    } else {
+        std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Prints the error body the service would answer, as JSON on stdout.
+fn print_error(error: ApiError) -> ExitCode {
+    let body = error.body(&uuid::Uuid::new_v4().to_string());
+    println!("{}", serde_json::to_string_pretty(&body).unwrap_or_default());
+    ExitCode::from(1)
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    match run_inner(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("labelpress: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_inner(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Render { request, output, emit_typst, engine } => {
+            let engine = engine.engine()?;
+            let body = read_request(&request)?;
+            let doc = match engine.validate(&body) {
+                Ok(doc) => doc,
+                Err(e) => return Ok(print_error(e.into())),
+            };
+            if emit_typst {
+                let lowered = engine.lower(&doc).map_err(|e| e.to_string())?;
+                print!("{}", lowered.source);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let rendered = match engine.render(&doc) {
+                Ok(r) => r,
+                Err(e) => return Ok(print_error(e.into())),
+            };
+            let out = output
+                .or_else(|| rendered.file_name.clone().map(PathBuf::from))
+                .unwrap_or_else(|| request.with_extension("pdf"));
+            std::fs::write(&out, &rendered.pdf).map_err(|e| format!("{}: {e}", out.display()))?;
+            eprintln!("{}: {} sheet(s), {} bytes", out.display(), rendered.sheets, rendered.pdf.len());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { request, engine } => {
+            let engine = engine.engine()?;
+            let body = read_request(&request)?;
+            match engine.validate(&body) {
+                Ok(_) => Ok(ExitCode::SUCCESS),
+                Err(e) => Ok(print_error(e.into())),
+            }
+        }
+        Command::Barcode { symbology, content, opts } => {
+            let svg = crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
+            print!("{svg}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Config { engine } => {
+            let engine = engine.engine()?;
+            println!("{}", serde_json::to_string_pretty(engine.config()).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

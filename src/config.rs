@@ -1,0 +1,139 @@
+//! The runtime configuration: every default and every limit the renderer uses.
+//!
+//! This struct is the single source of truth. The renderer reads its defaults
+//! from here, `GET /v1/doc/runtime-config` serialises it, and `--config FILE`
+//! (TOML) overrides it at start. Nothing else in the crate hard-codes a default.
+
+use serde::{Deserialize, Serialize};
+
+/// Defaults and limits of one running service (or one CLI invocation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RuntimeConfig {
+    pub defaults: StyleDefaults,
+    pub limits: Limits,
+}
+
+/// System defaults, the last step of the style resolution chain
+/// (element field, then `settings.defaults`, then these).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StyleDefaults {
+    /// Family used when a text style names none. It is embedded in the binary.
+    pub font_family: String,
+    /// Text size in pt.
+    pub font_size: f64,
+    pub text_color: String,
+    /// Baseline-to-baseline distance as a multiple of the font size.
+    pub line_height: f64,
+    /// Lowest size in pt that `shrink_to_fit` goes down to.
+    pub min_font_size: f64,
+    /// Stroke of a `line` whose `stroke` is omitted (mm).
+    pub line_stroke_width: f64,
+    /// Stroke of rect/circle/ellipse/polygon whose `stroke` is omitted (mm).
+    pub shape_stroke_width: f64,
+    pub stroke_color: String,
+    /// Size of line-end markers in mm.
+    pub marker_size: f64,
+    /// Corner radius of rectangles in mm.
+    pub corner_radius: f64,
+}
+
+impl Default for StyleDefaults {
+    fn default() -> Self {
+        Self {
+            font_family: crate::engine::fonts::DEFAULT_FAMILY.to_string(),
+            font_size: 10.0,
+            text_color: "#000000".into(),
+            line_height: 1.2,
+            min_font_size: 4.0,
+            line_stroke_width: 0.4,
+            shape_stroke_width: 1.0,
+            stroke_color: "#000000".into(),
+            marker_size: 2.0,
+            corner_radius: 0.0,
+        }
+    }
+}
+
+/// Bounds on the work one request may cause. Typst compiles cannot be
+/// cancelled, so every bound is checked before compiling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Largest accepted request body in bytes.
+    pub body_bytes: usize,
+    /// Most sheets (request pages plus continuation sheets) in one document.
+    pub sheets: usize,
+    /// Most table cells in one document.
+    pub table_cells: usize,
+    /// Most elements (all pages, header and footer, block children) in one document.
+    pub elements: usize,
+    /// Most characters of text content in one document.
+    pub text_chars: usize,
+    /// Largest decoded image, in pixels (width x height).
+    pub image_pixels: u64,
+    /// Largest encoded image, in bytes.
+    pub image_bytes: usize,
+    /// Largest page side in mm (PDF's own limit is 14,400 pt = 5,080 mm).
+    pub page_side_mm: f64,
+    /// Largest absolute coordinate or length in mm anywhere in a request.
+    pub coordinate_mm: f64,
+    /// Render deadline in milliseconds (HTTP route).
+    pub render_deadline_ms: u64,
+    /// Concurrent renders; 0 means one per CPU core.
+    pub render_concurrency: usize,
+    /// Renders allowed to wait for a slot before API-503 answers.
+    pub render_queue: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            body_bytes: 20 * 1024 * 1024,
+            sheets: 2_000,
+            table_cells: 1_000_000,
+            elements: 100_000,
+            text_chars: 5_000_000,
+            image_pixels: 40_000_000,
+            image_bytes: 15 * 1024 * 1024,
+            page_side_mm: 5_080.0,
+            coordinate_mm: 100_000.0,
+            render_deadline_ms: 30_000,
+            render_concurrency: 0,
+            render_queue: 64,
+        }
+    }
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self { defaults: StyleDefaults::default(), limits: Limits::default() }
+    }
+}
+
+impl RuntimeConfig {
+    /// Reads a TOML override file; fields it leaves out keep their defaults.
+    pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
+        toml::from_str(text)
+    }
+}
+
+/// Page size presets of the spec, matched case-insensitively. (name, width, height) in mm.
+pub const PAGE_PRESETS: &[(&str, f64, f64)] = &[
+    ("a4", 210.0, 297.0),
+    ("a6", 105.0, 148.0),
+    ("letter", 215.9, 279.4),
+    ("legal", 215.9, 355.6),
+    ("label_100_100", 100.0, 100.0),
+    ("label_100_150", 100.0, 150.0),
+    ("label_4_6_in", 101.6, 152.4),
+];
+
+/// Looks a preset up by name, ignoring case.
+pub fn page_preset(name: &str) -> Option<(f64, f64)> {
+    PAGE_PRESETS
+        .iter()
+        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, w, h)| (w, h))
+}

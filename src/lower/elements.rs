@@ -1,0 +1,360 @@
+//! One element to one `place(...)` call.
+
+use std::fmt::Write;
+
+use super::typst::{self as ty, mm, num};
+use super::{Ctx, LowerError};
+use crate::model::*;
+use crate::style::*;
+use crate::validate::{parse_rich_text, resolve_x, text_box_size, Frame, Run};
+
+/// Typst lands position links 10 pt above the requested y (measured with
+/// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
+const PAGE_LINK_Y_COMPENSATION_PT: f64 = 10.0;
+
+/// Element content and where its top-left corner goes.
+struct Placed {
+    x: f64,
+    y: f64,
+    body: String,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn element(&mut self, path: &str, element: &Element, frame: &Frame) -> Result<(), LowerError> {
+        let (placed, link) = match element {
+            Element::Text(t) => (self.text(t, frame), t.link.as_ref().or(t.style.as_ref().and_then(|s| s.link.as_ref()))),
+            Element::Rect(r) => (self.rect(r, frame), r.link.as_ref()),
+            Element::Circle(c) => (self.circle(c, frame), c.link.as_ref()),
+            Element::Ellipse(e) => (self.ellipse(e, frame), e.link.as_ref()),
+            Element::Polygon(p) => (self.polygon(p, frame), p.link.as_ref()),
+            Element::Line(l) => (self.line(l, frame), l.link.as_ref()),
+            Element::Image(i) => (self.image(i, frame), i.link.as_ref()),
+            Element::Barcode(b) => (self.barcode(path, b, frame)?, b.link.as_ref()),
+            Element::Link(l) => {
+                let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
+                let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
+                let spec = LinkSpec { target: l.target.clone(), alt: l.alt.clone(), padding: l.padding, border: l.border.clone() };
+                self.emit(Placed { x, y: frame.origin.1 + l.y, body }, Some(&spec));
+                return Ok(());
+            }
+            Element::Table(_) | Element::Stack(_) => {
+                return Err(LowerError::Unsupported {
+                    path: path.to_string(),
+                    message: "tables and stacks are not rendered by this version yet".into(),
+                })
+            }
+        };
+        self.emit(placed, link);
+        Ok(())
+    }
+
+    /// Writes `place(...)`, wrapping the body in its link when it has one.
+    fn emit(&mut self, placed: Placed, link: Option<&LinkSpec>) {
+        let Placed { mut x, mut y, mut body } = placed;
+        if let Some(spec) = link {
+            let pad = spec.padding.unwrap_or(0.0);
+            let stroke = match &spec.border {
+                Some(b) if b.width.unwrap_or(0.0) > 0.0 => {
+                    let c = b.color.as_deref().and_then(Rgb::parse).unwrap_or(Rgb::BLACK);
+                    format!(", stroke: {} + {}", mm(b.width.unwrap_or(0.0)), ty::colour(c, 1.0))
+                }
+                _ => String::new(),
+            };
+            body = format!("link({}, box(inset: {}{stroke}, {body}))", self.destination(&spec.target), mm(pad));
+            x -= pad;
+            y -= pad;
+        }
+        let _ = writeln!(self.out, "place(top + left, dx: {}, dy: {}, {body})", mm(x), mm(y));
+    }
+
+    fn destination(&self, target: &LinkTarget) -> String {
+        match target {
+            LinkTarget::Url { url } => ty::string(url.trim()),
+            LinkTarget::Page { page, x, y } => {
+                let sheet = self.first_sheet.get((*page - 1) as usize).copied().unwrap_or(1);
+                format!(
+                    "(page: {sheet}, x: {}, y: {} + {})",
+                    mm(*x),
+                    mm(*y),
+                    ty::pt(PAGE_LINK_Y_COMPENSATION_PT)
+                )
+            }
+        }
+    }
+
+    fn text_style(&self, t: &TextElement) -> ResolvedText {
+        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
+        resolve_text(&merge_text(&[defaults, t.style.as_ref()]), &self.config.defaults)
+    }
+
+    fn text(&mut self, t: &TextElement, frame: &Frame) -> Placed {
+        let style = self.text_style(t);
+        let (w, h) = text_box_size(t, &self.doc.settings, &self.config.defaults);
+        let (bw, _) = rotated_size(w, h, t.rotation);
+        let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
+        let content = self.substitute(&t.content);
+        let runs = parse_rich_text(&content).unwrap_or_default();
+        let body = rotate(self.text_body(&runs, &style), t.rotation);
+        Placed { x, y: frame.origin.1 + t.y, body }
+    }
+
+    /// A text box for resolved style and runs (also used for barcode HRT).
+    pub(crate) fn text_body(&self, runs: &[Run], style: &ResolvedText) -> String {
+        let mut literal = String::from("(");
+        for run in runs {
+            match run {
+                Run::LineBreak => literal.push_str("none, "),
+                Run::Text { text, bold: false, large: false } => {
+                    let _ = write!(literal, "{}, ", ty::string(text));
+                }
+                Run::Text { text, bold, large } => {
+                    let _ = write!(literal, "({}, {bold}, {large}), ", ty::string(text));
+                }
+            }
+        }
+        literal.push(')');
+        if literal == "()" {
+            literal = "(\"\",)".into();
+        }
+        let ascender = self.fonts.ascender(&style.family, style.weight);
+        let mut set = format!("weight: {}, fill: {}", style.weight, ty::colour(style.color, 1.0));
+        if style.family != self.config.defaults.font_family {
+            let _ = write!(set, ", font: ({},)", ty::string(&style.family));
+        }
+        let mut args = format!("size: {}, bottom: {}em", ty::pt(style.size), num(-(style.line_height - ascender)));
+        if let Some(w) = style.width {
+            let _ = write!(args, ", width: {}", mm(w));
+        }
+        if let Some(h) = style.height {
+            let _ = write!(args, ", height: {}", mm(h));
+        }
+        let halign = match style.align {
+            TextAlign::Left | TextAlign::Justify => "left",
+            TextAlign::Center => "center",
+            TextAlign::Right => "right",
+        };
+        if halign != "left" {
+            let _ = write!(args, ", halign: {halign}");
+        }
+        if style.align == TextAlign::Justify {
+            args.push_str(", justify: true");
+        }
+        match style.valign {
+            VerticalAlign::Top => {}
+            VerticalAlign::Middle => args.push_str(", valign: horizon"),
+            VerticalAlign::Bottom => args.push_str(", valign: bottom"),
+        }
+        match style.overflow {
+            TextOverflow::Visible => {}
+            TextOverflow::Clip => args.push_str(", overflow: \"clip\""),
+            TextOverflow::Ellipsis => args.push_str(", overflow: \"ellipsis\""),
+        }
+        if style.shrink_to_fit {
+            let _ = write!(args, ", shrink: true, min: {}", ty::pt(style.min_size));
+        }
+        if style.weight != 400 {
+            let _ = write!(args, ", weight: {}", style.weight);
+        }
+        format!("{{ set text({set}); lp-text({literal}, {args}) }}")
+    }
+
+    fn shape_stroke(&self, stroke: Option<&StrokeStyle>, default_width: f64) -> ResolvedStroke {
+        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.stroke.as_ref());
+        resolve_stroke(merge_stroke(stroke, defaults).as_ref(), default_width, &self.config.defaults)
+    }
+
+    fn shape_fill(&self, fill: Option<&FillStyle>) -> Option<ResolvedFill> {
+        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.fill.as_ref());
+        resolve_fill(merge_fill(fill, defaults).as_ref())
+    }
+
+    fn rect(&mut self, r: &RectElement, frame: &Frame) -> Placed {
+        let stroke = self.shape_stroke(r.stroke.as_ref(), self.config.defaults.shape_stroke_width);
+        let fill = self.shape_fill(r.fill.as_ref());
+        let radius = r
+            .corner_radius
+            .or_else(|| self.doc.settings.defaults.as_ref().and_then(|d| d.shape.as_ref()).and_then(|s| s.corner_radius))
+            .unwrap_or(self.config.defaults.corner_radius);
+        let (bw, _) = rotated_size(r.width, r.height, r.rotation);
+        let body = format!(
+            "rect(width: {}, height: {}, radius: {}, fill: {}, stroke: {})",
+            mm(r.width),
+            mm(r.height),
+            mm(radius),
+            ty::fill(fill.as_ref()),
+            ty::stroke(&stroke)
+        );
+        Placed { x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + r.y, body: rotate(body, r.rotation) }
+    }
+
+    fn circle(&mut self, c: &CircleElement, frame: &Frame) -> Placed {
+        let stroke = self.shape_stroke(c.stroke.as_ref(), self.config.defaults.shape_stroke_width);
+        let fill = self.shape_fill(c.fill.as_ref());
+        let body = format!("circle(radius: {}, fill: {}, stroke: {})", mm(c.r), ty::fill(fill.as_ref()), ty::stroke(&stroke));
+        Placed { x: frame.origin.0 + c.cx - c.r, y: frame.origin.1 + c.cy - c.r, body }
+    }
+
+    fn ellipse(&mut self, e: &EllipseElement, frame: &Frame) -> Placed {
+        let stroke = self.shape_stroke(e.stroke.as_ref(), self.config.defaults.shape_stroke_width);
+        let fill = self.shape_fill(e.fill.as_ref());
+        // Only quarter turns exist, so a rotated ellipse is the one with its radii swapped.
+        let (rx, ry) = rotated_size(e.rx, e.ry, e.rotation);
+        let body = format!(
+            "ellipse(width: {}, height: {}, fill: {}, stroke: {})",
+            mm(2.0 * rx),
+            mm(2.0 * ry),
+            ty::fill(fill.as_ref()),
+            ty::stroke(&stroke)
+        );
+        Placed { x: frame.origin.0 + e.cx - rx, y: frame.origin.1 + e.cy - ry, body }
+    }
+
+    fn polygon(&mut self, p: &PolygonElement, frame: &Frame) -> Placed {
+        let stroke = self.shape_stroke(p.stroke.as_ref(), self.config.defaults.shape_stroke_width);
+        let fill = self.shape_fill(p.fill.as_ref());
+        let (x0, y0, w, h) = bounds(p.points.iter().map(|p| (p.x, p.y)));
+        let points: Vec<String> = p.points.iter().map(|pt| format!("({}, {})", mm(pt.x - x0), mm(pt.y - y0))).collect();
+        let body = format!(
+            "box(width: {}, height: {}, place(polygon(fill: {}, fill-rule: {}, stroke: {}, {})))",
+            mm(w),
+            mm(h),
+            ty::fill(fill.as_ref()),
+            ty::fill_rule(fill.as_ref()),
+            ty::stroke(&stroke),
+            points.join(", ")
+        );
+        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body }
+    }
+
+    fn line(&mut self, l: &LineElement, frame: &Frame) -> Placed {
+        let stroke = self.shape_stroke(l.stroke.as_ref(), self.config.defaults.line_stroke_width);
+        let (x0, y0, w, h) = bounds([(l.x1, l.y1), (l.x2, l.y2)].into_iter());
+        let (ax, ay, bx, by) = (l.x1 - x0, l.y1 - y0, l.x2 - x0, l.y2 - y0);
+        let len = ((bx - ax).powi(2) + (by - ay).powi(2)).sqrt();
+        let (ux, uy) = if len > 0.0 { ((bx - ax) / len, (by - ay) / len) } else { (1.0, 0.0) };
+        let marker = l.marker.clone().unwrap_or_default();
+        let size = marker.size.unwrap_or(self.config.defaults.marker_size);
+        let start = marker.start.unwrap_or(MarkerKind::None);
+        let end = marker.end.unwrap_or(MarkerKind::None);
+        // A filled arrow's tip sits on the end point, so the line stops at its base.
+        let cut = |k: MarkerKind| if k == MarkerKind::Arrow { size.min(len / 2.0) } else { 0.0 };
+        let (sa, sb) = (cut(start), cut(end));
+        let (lax, lay) = (ax + ux * sa, ay + uy * sa);
+        let (lbx, lby) = (bx - ux * sb, by - uy * sb);
+        let mut parts = Vec::new();
+        let seg = |x1: f64, y1: f64, x2: f64, y2: f64, s: &str| {
+            format!("place(line(start: ({}, {}), end: ({}, {}), stroke: {s}))", mm(x1), mm(y1), mm(x2), mm(y2))
+        };
+        match stroke.double_gap {
+            Some(gap) => {
+                // Two lines of `width`, `gap` clear space between, centred on the path.
+                let off = (gap + stroke.width) / 2.0;
+                let (nx, ny) = (-uy * off, ux * off);
+                let s = ty::stroke(&stroke);
+                parts.push(seg(lax + nx, lay + ny, lbx + nx, lby + ny, &s));
+                parts.push(seg(lax - nx, lay - ny, lbx - nx, lby - ny, &s));
+            }
+            None => parts.push(seg(lax, lay, lbx, lby, &ty::stroke(&stroke))),
+        }
+        let solid = ResolvedStroke { dash: None, ..stroke.clone() };
+        for (kind, px, py, dx, dy) in [(start, ax, ay, -ux, -uy), (end, bx, by, ux, uy)] {
+            if let Some(m) = marker_shape(kind, px, py, dx, dy, size, &solid) {
+                parts.push(m);
+            }
+        }
+        let body = format!("box(width: {}, height: {}, {{ {} }})", mm(w), mm(h), parts.join("; "));
+        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body }
+    }
+
+    fn image(&mut self, i: &ImageElement, frame: &Frame) -> Placed {
+        let index = self.images.len();
+        if let Some(loaded) = i.loaded.get() {
+            self.images.push(loaded.bytes.clone());
+        } else {
+            self.images.push(Default::default());
+        }
+        let fit = match i.fit.unwrap_or_default() {
+            ImageFit::Contain => "contain",
+            ImageFit::Cover => "cover",
+            ImageFit::Stretch => "stretch",
+        };
+        let alt = i.alt.as_deref().map(|a| format!(", alt: {}", ty::string(a))).unwrap_or_default();
+        let body = format!(
+            "box(width: {w}, height: {h}, clip: true, align(center + horizon, image(\"/img/{index}\", width: {w}, height: {h}, fit: \"{fit}\"{alt})))",
+            w = mm(i.width),
+            h = mm(i.height)
+        );
+        let (bw, _) = rotated_size(i.width, i.height, i.rotation);
+        Placed { x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + i.y, body: rotate(body, i.rotation) }
+    }
+
+    fn barcode(&mut self, path: &str, b: &BarcodeElement, frame: &Frame) -> Result<Placed, LowerError> {
+        let body = super::barcode::draw(self, b).map_err(|message| LowerError::Unsupported { path: path.into(), message })?;
+        let (bw, _) = rotated_size(b.width, b.height, b.rotation);
+        Ok(Placed { x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + b.y, body: rotate(body, b.rotation) })
+    }
+}
+
+fn rotated_size(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
+    match rotation {
+        Some(r) if r == 90.0 || r == 270.0 => (h, w),
+        _ => (w, h),
+    }
+}
+
+/// Clockwise quarter turns; the box is reflowed so (x, y) is the rotated box's top left.
+fn rotate(body: String, rotation: Option<f64>) -> String {
+    match rotation {
+        Some(r) if r != 0.0 => format!("rotate({}deg, reflow: true, {body})", num(r)),
+        _ => body,
+    }
+}
+
+/// (min x, min y, width, height) of points.
+fn bounds(points: impl Iterator<Item = (f64, f64)>) -> (f64, f64, f64, f64) {
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (x, y) in points {
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    (x0, y0, x1 - x0, y1 - y0)
+}
+
+/// A line-end marker at (px, py) pointing along (dx, dy).
+fn marker_shape(kind: MarkerKind, px: f64, py: f64, dx: f64, dy: f64, size: f64, stroke: &ResolvedStroke) -> Option<String> {
+    let (nx, ny) = (-dy, dx);
+    let half = size / 2.0;
+    let pt = |x: f64, y: f64| format!("({}, {})", mm(x), mm(y));
+    let base = (px - dx * size, py - dy * size);
+    let wings = [(base.0 + nx * half, base.1 + ny * half), (base.0 - nx * half, base.1 - ny * half)];
+    let paint = ty::colour(stroke.color, stroke.opacity);
+    let s = ty::stroke(stroke);
+    Some(match kind {
+        MarkerKind::None => return None,
+        MarkerKind::Arrow => format!(
+            "place(polygon(fill: {paint}, stroke: none, {}, {}, {}))",
+            pt(px, py),
+            pt(wings[0].0, wings[0].1),
+            pt(wings[1].0, wings[1].1)
+        ),
+        MarkerKind::OpenArrow => format!(
+            "place(curve(stroke: {s}, curve.move({}), curve.line({}), curve.line({})))",
+            pt(wings[0].0, wings[0].1),
+            pt(px, py),
+            pt(wings[1].0, wings[1].1)
+        ),
+        MarkerKind::Circle => format!(
+            "place(dx: {}, dy: {}, circle(radius: {}, fill: {paint}, stroke: none))",
+            mm(px - half),
+            mm(py - half),
+            mm(half)
+        ),
+        MarkerKind::Bar => format!(
+            "place(line(start: {}, end: {}, stroke: {s}))",
+            pt(px + nx * half, py + ny * half),
+            pt(px - nx * half, py - ny * half)
+        ),
+    })
+}

@@ -1,0 +1,121 @@
+//! Typst literals. Every value from a request reaches the generated source
+//! through one of these functions, so user text is always data, never code.
+
+use std::fmt::Write;
+
+use crate::style::{ResolvedFill, ResolvedStroke, Rgb};
+use crate::model::{FillRule, LineCap, LineJoin};
+
+/// A Typst string literal. Escapes everything that could end the literal.
+pub fn string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A number without exponent, at most 4 decimals (0.1 µm in mm).
+pub fn num(v: f64) -> String {
+    let v = if v.abs() < 5e-5 { 0.0 } else { v };
+    let mut s = format!("{v:.4}");
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.pop();
+        }
+    }
+    s
+}
+
+pub fn mm(v: f64) -> String {
+    format!("{}mm", num(v))
+}
+
+pub fn pt(v: f64) -> String {
+    format!("{}pt", num(v))
+}
+
+/// A colour with optional opacity (0..=1).
+pub fn colour(c: Rgb, opacity: f64) -> String {
+    if opacity >= 1.0 {
+        format!("rgb({}, {}, {})", c.0, c.1, c.2)
+    } else {
+        let alpha = (opacity.clamp(0.0, 1.0) * 255.0).round() as u8;
+        format!("rgb({}, {}, {}, {})", c.0, c.1, c.2, alpha)
+    }
+}
+
+pub fn fill(f: Option<&ResolvedFill>) -> String {
+    f.map_or_else(|| "none".into(), |f| colour(f.color, f.opacity))
+}
+
+pub fn fill_rule(f: Option<&ResolvedFill>) -> &'static str {
+    match f.map(|f| f.rule) {
+        Some(FillRule::EvenOdd) => "\"even-odd\"",
+        _ => "\"non-zero\"",
+    }
+}
+
+/// A Typst stroke dictionary; `none` for zero width.
+pub fn stroke(s: &ResolvedStroke) -> String {
+    if s.width <= 0.0 {
+        return "none".into();
+    }
+    let cap = match s.cap {
+        LineCap::Butt => "butt",
+        LineCap::Round => "round",
+        LineCap::Square => "square",
+    };
+    let join = match s.join {
+        LineJoin::Miter => "miter",
+        LineJoin::Round => "round",
+        LineJoin::Bevel => "bevel",
+    };
+    let mut out = format!(
+        "(paint: {}, thickness: {}, cap: \"{cap}\", join: \"{join}\", miter-limit: {}",
+        colour(s.color, s.opacity),
+        mm(s.width),
+        num(s.miter_limit)
+    );
+    if let Some((pattern, phase)) = &s.dash {
+        let lengths: Vec<String> = pattern.iter().map(|v| mm(*v)).collect();
+        let _ = write!(out, ", dash: (array: ({},), phase: {})", lengths.join(", "), mm(*phase));
+    }
+    out.push(')');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_cannot_escape_their_literal() {
+        assert_eq!(string(r#"a"b\c"#), r#""a\"b\\c""#);
+        assert_eq!(string("x\ny\u{7}"), "\"x\\ny\\u{7}\"");
+        assert_eq!(string("#panic(\"x\") $x$"), "\"#panic(\\\"x\\\") $x$\"");
+    }
+
+    #[test]
+    fn numbers_never_use_exponents() {
+        assert_eq!(num(1e-9), "0");
+        assert_eq!(num(12.5), "12.5");
+        assert_eq!(num(1e20), "100000000000000000000");
+        assert_eq!(num(-3.0), "-3");
+    }
+}

@@ -1,0 +1,86 @@
+//! PDF concerns around the Typst exporter: profiles, metadata it cannot write,
+//! output file names.
+
+mod info;
+pub mod output;
+
+pub use self::info::set_producer;
+
+use typst_pdf::PdfStandard;
+
+/// A conformance profile a request may ask for (`settings.profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    A1b,
+    A1a,
+    A2b,
+    A2u,
+    A2a,
+    A3b,
+    A3u,
+    A3a,
+    A4,
+    A4f,
+    A4e,
+    Ua1,
+}
+
+/// Request names, in the order they are listed to users.
+const NAMES: &[(&str, Profile)] = &[
+    ("pdfa-1b", Profile::A1b),
+    ("pdfa-1a", Profile::A1a),
+    ("pdfa-2b", Profile::A2b),
+    ("pdfa-2u", Profile::A2u),
+    ("pdfa-2a", Profile::A2a),
+    ("pdfa-3b", Profile::A3b),
+    ("pdfa-3u", Profile::A3u),
+    ("pdfa-3a", Profile::A3a),
+    ("pdfa-4", Profile::A4),
+    ("pdfa-4f", Profile::A4f),
+    ("pdfa-4e", Profile::A4e),
+    ("pdfa-ua1", Profile::Ua1),
+    ("pdfua-1", Profile::Ua1),
+];
+
+impl Profile {
+    /// Parses a profile name, ignoring case.
+    pub fn parse(name: &str) -> Option<Profile> {
+        NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, p)| p)
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        NAMES.iter().map(|(n, _)| *n).collect()
+    }
+
+    pub fn standard(self) -> PdfStandard {
+        match self {
+            Profile::A1b => PdfStandard::A_1b,
+            Profile::A1a => PdfStandard::A_1a,
+            Profile::A2b => PdfStandard::A_2b,
+            Profile::A2u => PdfStandard::A_2u,
+            Profile::A2a => PdfStandard::A_2a,
+            Profile::A3b => PdfStandard::A_3b,
+            Profile::A3u => PdfStandard::A_3u,
+            Profile::A3a => PdfStandard::A_3a,
+            Profile::A4 => PdfStandard::A_4,
+            Profile::A4f => PdfStandard::A_4f,
+            Profile::A4e => PdfStandard::A_4e,
+            Profile::Ua1 => PdfStandard::Ua_1,
+        }
+    }
+
+    /// Accessible levels need a tagged (structured) PDF.
+    pub fn requires_tags(self) -> bool {
+        matches!(self, Profile::A1a | Profile::A2a | Profile::A3a | Profile::Ua1)
+    }
+
+    /// PDF/A-1 predates transparency.
+    pub fn forbids_transparency(self) -> bool {
+        matches!(self, Profile::A1b | Profile::A1a)
+    }
+
+    /// PDF/UA needs a document title.
+    pub fn requires_title(self) -> bool {
+        self == Profile::Ua1
+    }
+}

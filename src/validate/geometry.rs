@@ -1,0 +1,131 @@
+//! Where an element lands on the page: anchors, rotation, bounding boxes.
+//! Validation (content-box rule) and lowering (placement) share these.
+
+use crate::config::StyleDefaults;
+use crate::model::{AnchorReference, Element, Page, Rect, Settings, TextElement, XAnchor};
+use crate::style::{merge_text, resolve_text};
+
+/// 1 pt in mm.
+pub const PT_MM: f64 = 25.4 / 72.0;
+
+/// Where an element sits, which decides what it may reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    Body,
+    Header,
+    Footer,
+    Block,
+}
+
+/// The geometry an element is placed in.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub page_width: f64,
+    /// Content box (page mm) when the page has a margin.
+    pub content: Option<Rect>,
+    /// Table edges (left, right) in page mm, for anchors inside stack blocks.
+    pub table: Option<(f64, f64)>,
+    /// Page position of the element coordinate origin.
+    pub origin: (f64, f64),
+    pub zone: Zone,
+}
+
+impl Frame {
+    /// Body elements: relative to the content box when the page has a margin.
+    pub fn body(page: &Page) -> Frame {
+        let content = page.margin.map(|_| page.content_box());
+        Frame {
+            page_width: page.width,
+            content,
+            table: None,
+            origin: content.map_or((0.0, 0.0), |c| (c.x, c.y)),
+            zone: Zone::Body,
+        }
+    }
+
+    /// Header and footer elements keep page coordinates (the footer is shifted when placed).
+    pub fn section(page_width: f64, zone: Zone) -> Frame {
+        Frame { page_width, content: None, table: None, origin: (0.0, 0.0), zone }
+    }
+
+    fn content_or_page(&self) -> Rect {
+        self.content.unwrap_or(Rect { x: 0.0, y: 0.0, w: self.page_width, h: 0.0 })
+    }
+}
+
+/// The page x of an element's left edge, from `x` or `x_anchor`.
+pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &Frame) -> f64 {
+    let Some(a) = anchor else { return frame.origin.0 + x.unwrap_or(0.0) };
+    let content = frame.content_or_page();
+    let (left, right) = frame.table.unwrap_or((content.x, content.right()));
+    let reference = match a.reference {
+        AnchorReference::PageLeft => 0.0,
+        AnchorReference::PageRight => frame.page_width,
+        AnchorReference::ContentLeft => content.x,
+        AnchorReference::ContentRight => content.right(),
+        AnchorReference::TableLeft => left,
+        AnchorReference::TableRight => right,
+    };
+    match a.reference {
+        AnchorReference::PageLeft | AnchorReference::ContentLeft | AnchorReference::TableLeft => reference + a.offset,
+        _ => reference - a.offset - width,
+    }
+}
+
+/// Unrotated size of a text box in mm: its style's width/height when given,
+/// else an estimate from the line count (width unknown: 0).
+pub fn text_box_size(t: &TextElement, settings: &Settings, sys: &StyleDefaults) -> (f64, f64) {
+    let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
+    let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
+    let lines = super::text::parse_rich_text(&t.content).map(|r| super::text::line_count(&r)).unwrap_or(1);
+    let height = style.height.unwrap_or(lines as f64 * style.line_height * style.size * PT_MM);
+    (style.width.unwrap_or(0.0), height)
+}
+
+fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
+    match rotation {
+        Some(r) if r == 90.0 || r == 270.0 => (h, w),
+        _ => (w, h),
+    }
+}
+
+/// The page-space bounding box of an element after rotation, when it has one
+/// known before layout (tables and stacks flow and are checked elsewhere).
+pub fn element_bounds(element: &Element, frame: &Frame, settings: &Settings, sys: &StyleDefaults) -> Option<Rect> {
+    let (ox, oy) = frame.origin;
+    let boxed = |x: Option<f64>, a: Option<&XAnchor>, y: f64, w: f64, h: f64, rot: Option<f64>| {
+        let (w, h) = rotated(w, h, rot);
+        Rect { x: resolve_x(x, a, w, frame), y: oy + y, w, h }
+    };
+    Some(match element {
+        Element::Text(t) => {
+            let (w, h) = text_box_size(t, settings, sys);
+            boxed(t.x, t.x_anchor.as_ref(), t.y, w, h, t.rotation)
+        }
+        Element::Barcode(b) => boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation),
+        Element::Rect(r) => boxed(r.x, r.x_anchor.as_ref(), r.y, r.width, r.height, r.rotation),
+        Element::Image(i) => boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation),
+        Element::Link(l) => boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None),
+        Element::Line(l) => {
+            let (x0, x1) = (l.x1.min(l.x2), l.x1.max(l.x2));
+            let (y0, y1) = (l.y1.min(l.y2), l.y1.max(l.y2));
+            Rect { x: ox + x0, y: oy + y0, w: x1 - x0, h: y1 - y0 }
+        }
+        Element::Circle(c) => Rect { x: ox + c.cx - c.r, y: oy + c.cy - c.r, w: 2.0 * c.r, h: 2.0 * c.r },
+        Element::Ellipse(e) => {
+            let (rx, ry) = rotated(e.rx, e.ry, e.rotation);
+            Rect { x: ox + e.cx - rx, y: oy + e.cy - ry, w: 2.0 * rx, h: 2.0 * ry }
+        }
+        Element::Polygon(p) => {
+            let xs = p.points.iter().map(|p| p.x);
+            let ys = p.points.iter().map(|p| p.y);
+            let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+            let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+            if !x0.is_finite() {
+                return None;
+            }
+            Rect { x: ox + x0, y: oy + y0, w: x1 - x0, h: y1 - y0 }
+        }
+        Element::Table(_) | Element::Stack(_) => return None,
+    })
+}

@@ -1,0 +1,377 @@
+//! Validation: raw JSON in, a typed [`Document`] out, or every violation found.
+//!
+//! Each violation carries a path such as `pages[0].elements[3].x_anchor`.
+//! Elements are parsed one by one so a broken element does not hide the
+//! errors of the others.
+
+mod elements;
+mod geometry;
+mod image;
+mod table;
+mod text;
+
+pub use self::geometry::{element_bounds, resolve_x, text_box_size, Frame, Zone, PT_MM};
+pub use self::image::{ImageKind, LoadedImage, ResourceDir};
+pub use self::text::{parse_rich_text, Run};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{page_preset, RuntimeConfig};
+use crate::model::{Document, Element, Page, PageMargin, RawRequest, RawSection, Section, Settings};
+use crate::pdf::Profile;
+
+/// Most violations reported for one request.
+pub const MAX_VIOLATIONS: usize = 100;
+
+/// One broken rule, with the JSON path of the offending value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub path: String,
+    pub message: String,
+}
+
+/// Why a request cannot be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// API-001: the body is not JSON.
+    #[error("invalid JSON at line {line}, column {column}: {reason}")]
+    Json { line: usize, column: usize, reason: String },
+    /// API-002: the JSON breaks the schema or a rule.
+    #[error("{}", summary(.0))]
+    Invalid(Vec<Violation>),
+}
+
+fn summary(violations: &[Violation]) -> String {
+    match violations {
+        [one] => format!("{}: {}", one.path, one.message),
+        [first, ..] => format!("{} violations; first {}: {}", violations.len(), first.path, first.message),
+        [] => "invalid request".into(),
+    }
+}
+
+/// What validation needs to know about the fonts the engine has.
+pub trait FontCatalog {
+    /// Whether a family with this name (case-insensitive) is available.
+    fn has_family(&self, family: &str) -> bool;
+    /// The family's ascender in em, which puts the first baseline below a text box's top.
+    fn ascender(&self, family: &str, weight: u16) -> f64;
+}
+
+/// Everything from outside that validation consults.
+pub struct Environment<'a> {
+    pub config: &'a RuntimeConfig,
+    pub fonts: &'a dyn FontCatalog,
+    pub resources: Option<&'a ResourceDir>,
+}
+
+/// Parses and validates a request body.
+pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| RequestError::Json {
+        line: e.line(),
+        column: e.column(),
+        reason: e.to_string(),
+    })?;
+    validate_value(value, env)
+}
+
+/// Validates an already parsed JSON value.
+pub fn validate_value(value: Value, env: &Environment) -> Result<Document, RequestError> {
+    let invalid = |path: &str, message: String| {
+        RequestError::Invalid(vec![Violation { path: path.into(), message }])
+    };
+    match &value {
+        Value::Array(_) => {
+            return Err(invalid(
+                "",
+                "arrays of label requests are no longer accepted; send one DocumentRequest object \
+                 with a `pages` array"
+                    .into(),
+            ))
+        }
+        Value::Object(_) => {}
+        _ => return Err(invalid("", "the request must be a JSON object (a DocumentRequest)".into())),
+    }
+    let raw: RawRequest = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        invalid(if path == "." { "" } else { &path }, schema_message(e.inner()))
+    })?;
+    let mut v = Validator::new(env, &raw);
+    let document = v.document(raw);
+    v.finish(document)
+}
+
+/// serde's messages, made to read as ours.
+pub(crate) fn schema_message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    // serde_json appends " at line 1 column 2" for positions that mean nothing in a Value.
+    match text.find(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+pub(crate) struct Validator<'a> {
+    pub env: &'a Environment<'a>,
+    pub violations: Vec<Violation>,
+    pub settings: Settings,
+    pub page_count: usize,
+    pub page_sizes: Vec<(f64, f64)>,
+    pub profile: Option<Profile>,
+    pub element_count: usize,
+    pub text_chars: usize,
+    pub table_cells: usize,
+    /// Height a flow may use on one sheet of the page being validated (mm).
+    pub body_height: f64,
+}
+
+impl<'a> Validator<'a> {
+    fn new(env: &'a Environment<'a>, raw: &RawRequest) -> Self {
+        Self {
+            env,
+            violations: Vec::new(),
+            settings: raw.settings.clone().unwrap_or_default(),
+            page_count: raw.pages.len(),
+            page_sizes: Vec::new(),
+            profile: None,
+            element_count: 0,
+            text_chars: 0,
+            table_cells: 0,
+            body_height: 0.0,
+        }
+    }
+
+    pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(Violation { path: path.into(), message: message.into() });
+        }
+    }
+
+    fn finish(self, document: Document) -> Result<Document, RequestError> {
+        if self.violations.is_empty() {
+            Ok(document)
+        } else {
+            Err(RequestError::Invalid(self.violations))
+        }
+    }
+
+    fn document(&mut self, raw: RawRequest) -> Document {
+        self.settings_rules();
+        let limits = &self.env.config.limits;
+        if raw.pages.is_empty() {
+            self.push("pages", "at least one page is required");
+        }
+        if raw.pages.len() > limits.sheets {
+            self.push("pages", format!("at most {} pages are allowed", limits.sheets));
+        }
+        // Page sizes first: links to pages and sections are checked against them.
+        self.page_sizes = raw
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| self.page_size(i, p.size.as_deref(), p.width, p.height))
+            .collect();
+
+        let header = raw.header.map(|s| self.section("header", s, Zone::Header));
+        let footer = raw.footer.map(|s| self.section("footer", s, Zone::Footer));
+        let sections_height = header.as_ref().map_or(0.0, |s| s.height) + footer.as_ref().map_or(0.0, |s| s.height);
+
+        let default_margin = self.settings.page_margin;
+        let mut pages = Vec::with_capacity(raw.pages.len());
+        for (i, raw_page) in raw.pages.into_iter().enumerate() {
+            let path = format!("pages[{i}]");
+            let (width, height) = self.page_sizes[i];
+            if let Some(m) = &raw_page.margin {
+                self.margin_rules(&format!("{path}.margin"), m, width, height);
+            }
+            let margin = raw_page.margin.or(default_margin);
+            if sections_height >= height && height > 0.0 {
+                self.push(
+                    format!("{path}.height"),
+                    format!("header and footer ({sections_height} mm together) leave no body on a {height} mm page"),
+                );
+            }
+            let mut page = Page { width, height, margin, elements: Vec::new() };
+            let frame = Frame::body(&page);
+            let content = page.content_box();
+            let header_h = header.as_ref().map_or(0.0, |s| s.height);
+            let footer_h = footer.as_ref().map_or(0.0, |s| s.height);
+            self.body_height = content.bottom().min(height - footer_h) - content.y.max(header_h);
+            page.elements = self.elements(&format!("{path}.elements"), raw_page.elements, &frame);
+            pages.push(page);
+        }
+        if self.element_count > limits.elements {
+            self.push("pages", format!("the document has {} elements; at most {} are allowed", self.element_count, limits.elements));
+        }
+        if self.text_chars > limits.text_chars {
+            self.push("pages", format!("the document has {} characters of text; at most {} are allowed", self.text_chars, limits.text_chars));
+        }
+        if self.table_cells > limits.table_cells {
+            self.push("pages", format!("the document has {} table cells; at most {} are allowed", self.table_cells, limits.table_cells));
+        }
+        Document { settings: self.settings.clone(), pages, header, footer }
+    }
+
+    fn settings_rules(&mut self) {
+        let settings = self.settings.clone();
+        if let Some(name) = &settings.profile {
+            match Profile::parse(name) {
+                Some(p) => self.profile = Some(p),
+                None => self.push(
+                    "settings.profile",
+                    format!("unknown profile `{name}`; expected one of {}", Profile::names().join(", ")),
+                ),
+            }
+        }
+        if let Some(m) = &settings.page_margin {
+            self.margin_rules("settings.page_margin", m, f64::INFINITY, f64::INFINITY);
+        }
+        if let Some(meta) = &settings.metadata {
+            if let Some(lang) = &meta.language {
+                if crate::lower::split_language(lang).is_none() {
+                    self.push("settings.metadata.language", format!("`{lang}` is not a language code such as `en` or `de-CH`"));
+                }
+            }
+            if let Some(name) = &meta.producer {
+                if name.trim().is_empty() {
+                    self.push("settings.metadata.producer", "must not be empty");
+                }
+            }
+        }
+        if let Some(dpi) = settings.print_dpi {
+            if !(72.0..=4800.0).contains(&dpi) {
+                self.push("settings.print_dpi", "must be between 72 and 4800");
+            }
+        }
+        if let Some(defaults) = &settings.defaults {
+            if let Some(t) = &defaults.text {
+                self.text_style_values("settings.defaults.text", t);
+                if t.link.is_some() {
+                    self.push("settings.defaults.text.link", "a link cannot be a default");
+                }
+            }
+            if let Some(s) = &defaults.stroke {
+                self.stroke_values("settings.defaults.stroke", s);
+            }
+            if let Some(f) = &defaults.fill {
+                self.fill_values("settings.defaults.fill", f);
+            }
+            if let Some(r) = defaults.shape.as_ref().and_then(|s| s.corner_radius) {
+                self.non_negative("settings.defaults.shape.corner_radius", r);
+            }
+        }
+        if self.profile.is_some_and(|p| p.requires_title())
+            && settings.metadata.as_ref().and_then(|m| m.title.as_deref()).is_none_or(|t| t.trim().is_empty())
+        {
+            self.push("settings.metadata.title", "the PDF/UA profile requires a document title");
+        }
+    }
+
+    fn page_size(&mut self, i: usize, size: Option<&str>, width: Option<f64>, height: Option<f64>) -> (f64, f64) {
+        let path = format!("pages[{i}]");
+        let max = self.env.config.limits.page_side_mm;
+        match (size, width, height) {
+            (Some(name), None, None) => match page_preset(name) {
+                Some(dims) => dims,
+                None => {
+                    let names: Vec<_> = crate::config::PAGE_PRESETS.iter().map(|p| p.0).collect();
+                    self.push(format!("{path}.size"), format!("unknown size `{name}`; expected one of {}", names.join(", ")));
+                    (0.0, 0.0)
+                }
+            },
+            (Some(_), _, _) => {
+                let field = if width.is_some() { "width" } else { "height" };
+                self.push(format!("{path}.{field}"), "`size` and `width`/`height` are mutually exclusive");
+                (0.0, 0.0)
+            }
+            (None, Some(w), Some(h)) => {
+                let mut ok = true;
+                for (field, v) in [("width", w), ("height", h)] {
+                    if !(v > 0.0 && v <= max) {
+                        self.push(format!("{path}.{field}"), format!("must be greater than 0 and at most {max} mm"));
+                        ok = false;
+                    }
+                }
+                if ok { (w, h) } else { (0.0, 0.0) }
+            }
+            (None, Some(_), None) => {
+                self.push(format!("{path}.height"), "`width` needs `height`");
+                (0.0, 0.0)
+            }
+            (None, None, Some(_)) => {
+                self.push(format!("{path}.width"), "`height` needs `width`");
+                (0.0, 0.0)
+            }
+            (None, None, None) => {
+                self.push(format!("{path}.size"), "a page needs `size` or `width` and `height`");
+                (0.0, 0.0)
+            }
+        }
+    }
+
+    fn margin_rules(&mut self, path: &str, m: &PageMargin, width: f64, height: f64) {
+        for (field, v) in [("top", m.top), ("right", m.right), ("bottom", m.bottom), ("left", m.left)] {
+            self.non_negative(&format!("{path}.{field}"), v);
+        }
+        if width.is_finite() && m.left + m.right >= width {
+            self.push(format!("{path}.left"), "left and right margins leave no content width");
+        }
+        if height.is_finite() && m.top + m.bottom >= height {
+            self.push(format!("{path}.top"), "top and bottom margins leave no content height");
+        }
+    }
+
+    fn section(&mut self, name: &str, raw: RawSection, zone: Zone) -> Section {
+        let min_height = self.page_sizes.iter().map(|s| s.1).filter(|h| *h > 0.0).fold(f64::INFINITY, f64::min);
+        if !(raw.height >= 0.0) || (min_height.is_finite() && raw.height >= min_height) {
+            self.push(format!("{name}.height"), "must be at least 0 and less than the page height");
+        }
+        let width = self.page_sizes.iter().map(|s| s.0).fold(0.0, f64::max);
+        let frame = Frame::section(width, zone);
+        let elements = self.elements(&format!("{name}.elements"), raw.elements, &frame);
+        Section { height: raw.height, elements }
+    }
+
+    pub(crate) fn elements(&mut self, path: &str, raw: Vec<Value>, frame: &Frame) -> Vec<Element> {
+        let mut out = Vec::with_capacity(raw.len());
+        for (i, value) in raw.into_iter().enumerate() {
+            self.element_count += 1;
+            if let Some(e) = self.element(&format!("{path}[{i}]"), value, frame) {
+                out.push(e);
+            }
+        }
+        out
+    }
+
+    pub(crate) fn non_negative(&mut self, path: &str, v: f64) {
+        if !(v >= 0.0) || v > self.env.config.limits.coordinate_mm {
+            self.push(path, format!("must be between 0 and {}", self.env.config.limits.coordinate_mm));
+        }
+    }
+
+    pub(crate) fn positive(&mut self, path: &str, v: f64) {
+        if !(v > 0.0) || v > self.env.config.limits.coordinate_mm {
+            self.push(path, format!("must be greater than 0 and at most {}", self.env.config.limits.coordinate_mm));
+        }
+    }
+
+    pub(crate) fn coordinate(&mut self, path: &str, v: f64) {
+        if v.abs() > self.env.config.limits.coordinate_mm {
+            self.push(path, format!("must be between -{0} and {0}", self.env.config.limits.coordinate_mm));
+        }
+    }
+
+    pub(crate) fn colour(&mut self, path: &str, c: &str) {
+        if crate::style::Rgb::parse(c).is_none() {
+            self.push(path, format!("`{c}` is not a colour; use #RRGGBB or #RGB"));
+        }
+    }
+
+    pub(crate) fn opacity(&mut self, path: &str, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            self.push(path, "must be between 0 and 1");
+        } else if v < 1.0 && self.profile.is_some_and(|p| p.forbids_transparency()) {
+            self.push(path, "PDF/A-1 does not allow transparency");
+        }
+    }
+}

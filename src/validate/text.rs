@@ -1,0 +1,97 @@
+//! Text content: `[B]..[/B]` (bold), `[L]..[/L]` (1.5x size) and line breaks.
+//! Everything else is literal text.
+
+/// A piece of text content with its inline formatting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Run {
+    Text { text: String, bold: bool, large: bool },
+    LineBreak,
+}
+
+/// Splits content into runs. Tags must nest properly and be closed, so a
+/// forgotten `[/B]` is an error rather than half a label printed bold.
+pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
+    let mut runs = Vec::new();
+    let mut open: Vec<char> = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, open: &[char], runs: &mut Vec<Run>| {
+        if !current.is_empty() {
+            runs.push(Run::Text {
+                text: std::mem::take(current),
+                bold: open.contains(&'B'),
+                large: open.contains(&'L'),
+            });
+        }
+    };
+    let mut rest = content;
+    while let Some(c) = rest.chars().next() {
+        let tag = ["[B]", "[L]", "[/B]", "[/L]"].into_iter().find(|t| rest.starts_with(t));
+        if let Some(tag) = tag {
+            flush(&mut current, &open, &mut runs);
+            let name = tag.chars().nth(tag.len() - 2).unwrap_or('B');
+            if tag.starts_with("[/") {
+                match open.last() {
+                    Some(&top) if top == name => {
+                        open.pop();
+                    }
+                    Some(&top) => return Err(format!("`{tag}` closes before `[/{top}]`; tags must nest")),
+                    None => return Err(format!("`{tag}` has no opening `[{name}]`")),
+                }
+            } else if open.contains(&name) {
+                return Err(format!("`{tag}` is already open"));
+            } else {
+                open.push(name);
+            }
+            rest = &rest[tag.len()..];
+            continue;
+        }
+        if c == '\n' || c == '\r' {
+            flush(&mut current, &open, &mut runs);
+            runs.push(Run::LineBreak);
+            let skip = if rest.starts_with("\r\n") { 2 } else { 1 };
+            rest = &rest[skip..];
+            continue;
+        }
+        current.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    flush(&mut current, &open, &mut runs);
+    if let Some(tag) = open.last() {
+        return Err(format!("`[{tag}]` is not closed with `[/{tag}]`"));
+    }
+    Ok(runs)
+}
+
+/// Number of lines the content has (line breaks plus one).
+pub fn line_count(runs: &[Run]) -> usize {
+    1 + runs.iter().filter(|r| matches!(r, Run::LineBreak)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str, bold: bool, large: bool) -> Run {
+        Run::Text { text: t.into(), bold, large }
+    }
+
+    #[test]
+    fn tags_nest_and_lines_break() {
+        let runs = parse_rich_text("a[B]b[L]c[/L][/B]\nd").unwrap();
+        assert_eq!(runs, vec![text("a", false, false), text("b", true, false), text("c", true, true), Run::LineBreak, text("d", false, false)]);
+    }
+
+    #[test]
+    fn markup_characters_stay_literal() {
+        let runs = parse_rich_text("#panic(\"x\") $x$ [b] [/X]").unwrap();
+        assert_eq!(runs, vec![text("#panic(\"x\") $x$ [b] [/X]", false, false)]);
+    }
+
+    #[test]
+    fn broken_tags_are_errors() {
+        assert!(parse_rich_text("[B]x").unwrap_err().contains("not closed"));
+        assert!(parse_rich_text("x[/B]").unwrap_err().contains("no opening"));
+        assert!(parse_rich_text("[B][L]x[/B][/L]").unwrap_err().contains("nest"));
+        assert!(parse_rich_text("[B][B]x[/B][/B]").unwrap_err().contains("already open"));
+    }
+}

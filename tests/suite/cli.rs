@@ -1,0 +1,77 @@
+//! The `labelpress` binary, and the README's examples.
+
+use std::process::Command;
+
+use crate::support::*;
+
+fn labelpress() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_labelpress"));
+    c.current_dir(manifest_dir()).env("LABELPRESS_NO_SYSTEM_FONTS", "1");
+    c
+}
+
+/// Every `examples/*.json` the README names renders with the README's command.
+#[test]
+fn readme_examples_render() {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let mut examples: Vec<&str> = readme
+        .split(|c: char| c.is_whitespace() || c == '`' || c == '(' || c == ')')
+        .filter(|w| w.starts_with("examples/") && w.ends_with(".json"))
+        .collect();
+    examples.sort();
+    examples.dedup();
+    assert!(!examples.is_empty(), "the README names its examples");
+    for example in examples {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.pdf");
+        let status = labelpress()
+            .args(["render", example, "-o"])
+            .arg(&out)
+            .args(["--resources", "examples"])
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{example}: {}", String::from_utf8_lossy(&status.stdout));
+        let pdf = read_pdf(std::fs::read(&out).unwrap());
+        assert!(pdf.page_count() >= 1, "{example}");
+        assert!(!pdf.spans(0).is_empty(), "{example} has text");
+    }
+}
+
+#[test]
+fn check_prints_the_api_002_body_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("bad.json");
+    std::fs::write(&req, r#"{"pages": [{"size": "a4", "elements": [{"type": "text", "x": 1, "x_anchor": {"reference": "page_left"}, "y": 1, "content": "x", "style": {"width": 5}}]}]}"#).unwrap();
+    let out = labelpress().arg("check").arg(&req).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["error"], true);
+    assert_eq!(body["code"], "API-002");
+    assert_eq!(body["details"][0]["path"], "pages[0].elements[0].x_anchor");
+    assert_eq!(body["req_id"].as_str().unwrap().len(), 36);
+}
+
+#[test]
+fn check_accepts_a_valid_request_and_render_refuses_an_invalid_one() {
+    let out = labelpress().args(["check", "examples/label.json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("bad.json");
+    std::fs::write(&req, "[1]").unwrap();
+    let out = labelpress().arg("render").arg(&req).arg("-o").arg(dir.path().join("x.pdf")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no longer accepted"));
+    assert!(!dir.path().join("x.pdf").exists());
+}
+
+#[test]
+fn emit_typst_prints_the_generated_source_with_user_text_as_literals() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("r.json");
+    std::fs::write(&req, r##"{"pages": [{"size": "a6", "elements": [{"type": "text", "x": 1, "y": 1, "content": "#panic(\"boom\")"}]}]}"##).unwrap();
+    let out = labelpress().arg("render").arg(&req).arg("--emit-typst").output().unwrap();
+    assert!(out.status.success());
+    let source = String::from_utf8(out.stdout).unwrap();
+    assert!(source.contains(r##""#panic(\"boom\")""##), "escaped literal in {source}");
+    assert!(source.contains("#page(width: 105mm, height: 148mm"));
+}

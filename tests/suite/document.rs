@@ -1,0 +1,110 @@
+//! Document-level behaviour: metadata, profiles, output names, reproducibility.
+
+use serde_json::json;
+
+use crate::support::*;
+
+fn doc(settings: serde_json::Value) -> serde_json::Value {
+    json!({"settings": settings, "pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 10, "y": 10, "content": "Hello"},
+        {"type": "link", "x": 10, "y": 20, "width": 10, "height": 5, "target": {"type": "url", "url": "https://example.com"}, "alt": "Example"}
+    ]}]})
+}
+
+#[test]
+fn metadata_reaches_the_info_dictionary_and_xmp() {
+    let pdf = render(doc(json!({"metadata": {
+        "title": "Label 42", "author": "Ops Team", "subject": "Shipping", "creator": "WMS 3", "producer": "Acme Printing", "language": "de-CH"
+    }})));
+    assert_eq!(pdf.meta("title"), "Label 42");
+    assert_eq!(pdf.meta("author"), "Ops Team");
+    assert_eq!(pdf.meta("subject"), "Shipping");
+    assert_eq!(pdf.meta("creator"), "WMS 3");
+    assert_eq!(pdf.meta("producer"), "Acme Printing");
+    let xmp = pdf.xmp();
+    assert!(xmp.contains("Acme Printing"), "producer in XMP: {xmp}");
+    assert!(xmp.contains("de-CH"), "language in XMP: {xmp}");
+}
+
+#[test]
+fn producer_defaults_to_labelpress() {
+    let pdf = render(doc(json!({})));
+    assert!(pdf.meta("producer").starts_with("labelpress "), "{}", pdf.meta("producer"));
+    assert!(pdf.xmp().contains("labelpress "));
+}
+
+#[test]
+fn every_profile_is_identified_in_the_xmp() {
+    for (name, part, conformance) in [
+        ("pdfa-1b", "1", "B"),
+        ("pdfa-2b", "2", "B"),
+        ("pdfa-2u", "2", "U"),
+        ("pdfa-3b", "3", "B"),
+        ("pdfa-3u", "3", "U"),
+        ("pdfa-2a", "2", "A"),
+        ("pdfa-3a", "3", "A"),
+        ("pdfa-1a", "1", "A"),
+        ("pdfa-4", "4", ""),
+    ] {
+        let pdf = render(doc(json!({"profile": name, "metadata": {"title": "T"}})));
+        let xmp = pdf.xmp();
+        assert!(
+            xmp.contains(&format!("<pdfaid:part>{part}</pdfaid:part>")) || xmp.contains(&format!("pdfaid:part=\"{part}\"")),
+            "{name}: part {part} in {xmp}"
+        );
+        if !conformance.is_empty() {
+            assert!(
+                xmp.contains(&format!("<pdfaid:conformance>{conformance}</pdfaid:conformance>")) || xmp.contains(&format!("pdfaid:conformance=\"{conformance}\"")),
+                "{name}: conformance {conformance} in {xmp}"
+            );
+        }
+    }
+    let ua = render(doc(json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}})));
+    assert!(ua.xmp().contains("pdfuaid"), "PDF/UA identification: {}", ua.xmp());
+}
+
+#[test]
+fn tags_are_written_only_when_needed_or_asked() {
+    let plain = render_bytes(doc(json!({})));
+    let tagged = render_bytes(doc(json!({"tagged": true})));
+    let ua = render_bytes(doc(json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}})));
+    let has_tags = |b: &[u8]| b.windows(14).any(|w| w == b"/StructTreeRoot");
+    assert!(!has_tags(&plain));
+    assert!(has_tags(&tagged));
+    assert!(has_tags(&ua));
+}
+
+#[test]
+fn source_date_epoch_makes_output_reproducible() {
+    // Tests share the process environment; this one only reads what it sets.
+    std::env::set_var("SOURCE_DATE_EPOCH", "1700000000");
+    let a = render_bytes(doc(json!({"metadata": {"title": "Same"}})));
+    let b = render_bytes(doc(json!({"metadata": {"title": "Same"}})));
+    assert_eq!(a, b);
+    let pdf = read_pdf(a);
+    assert!(pdf.meta("creationDate").contains("20231114"), "{}", pdf.meta("creationDate"));
+}
+
+#[test]
+fn file_mode_names_the_download() {
+    let body = serde_json::to_vec(&doc(json!({"output": {"mode": "file", "file_name": "../Label \"7\""}}))).unwrap();
+    let rendered = ENGINE.render_bytes(&body).unwrap();
+    assert_eq!(rendered.file_name.as_deref(), Some("..Label 7.pdf".trim_start_matches('.')));
+    let body = serde_json::to_vec(&doc(json!({"output": {"mode": "file"}}))).unwrap();
+    let name = ENGINE.render_bytes(&body).unwrap().file_name.unwrap();
+    assert!(name.starts_with("doc-") && name.ends_with(".pdf") && name.len() == "doc-MMDDHHmmssSSS.pdf".len(), "{name}");
+    let body = serde_json::to_vec(&doc(json!({"output": {"file_name": "ignored"}}))).unwrap();
+    assert_eq!(ENGINE.render_bytes(&body).unwrap().file_name, None, "binary mode has no name");
+}
+
+#[test]
+fn many_distinct_documents_reuse_fixed_file_ids() {
+    // Images use /img/N; rendering many documents with images must not run out of ids.
+    for i in 0..50 {
+        let pdf = render_bytes(page_with(50.0, 50.0, json!([
+            {"type": "image", "x": 1, "y": 1, "width": 5, "height": 5, "data": "dot.png"},
+            {"type": "text", "x": 1, "y": 10, "content": format!("doc {i}")}
+        ])));
+        assert!(pdf.starts_with(b"%PDF-"));
+    }
+}

@@ -1,0 +1,9 @@
+//! The integration suite: one test binary (typst links once), modules by topic.
+
+mod support;
+
+mod cli;
+mod document;
+mod geometry;
+mod literal_text;
+mod validation;

@@ -1,0 +1,155 @@
+//! Test helpers: render through the library, read the PDF back with PyMuPDF
+//! (an independent reader, tests/support/pdfread.py), and assert in mm.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::LazyLock;
+
+use labelpress::engine::fonts::FontOptions;
+use labelpress::validate::{RequestError, ResourceDir, Violation};
+use labelpress::{Engine, RenderError};
+use serde_json::Value;
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixtures() -> PathBuf {
+    manifest_dir().join("tests/fixtures")
+}
+
+/// One engine for the whole suite: embedded fonts only, so results do not
+/// depend on the machine's fonts; resources from tests/fixtures.
+pub static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    let resources = ResourceDir::new(&fixtures()).expect("tests/fixtures exists");
+    Engine::new(Default::default(), &FontOptions { system: false, dir: None }, Some(resources))
+});
+
+/// A PDF as PyMuPDF reads it.
+pub struct Pdf {
+    pub json: Value,
+    pub bytes: Vec<u8>,
+}
+
+pub fn render(request: Value) -> Pdf {
+    let bytes = render_bytes(request);
+    read_pdf(bytes)
+}
+
+pub fn render_bytes(request: Value) -> Vec<u8> {
+    let body = serde_json::to_vec(&request).unwrap();
+    match ENGINE.render_bytes(&body) {
+        Ok(r) => r.pdf,
+        Err(e) => panic!("render failed: {e}\nrequest: {request}"),
+    }
+}
+
+pub fn read_pdf(bytes: Vec<u8>) -> Pdf {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.pdf");
+    std::fs::write(&path, &bytes).unwrap();
+    let script = manifest_dir().join("tests/support/pdfread.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&path)
+        .output()
+        .expect("python3 must be installed (see .ci/run)");
+    assert!(
+        out.status.success(),
+        "pdfread.py failed (is PyMuPDF installed? `pip install -r tests/support/requirements.txt`):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Pdf { json: serde_json::from_slice(&out.stdout).unwrap(), bytes }
+}
+
+/// The violations of an invalid request.
+pub fn violations(request: Value) -> Vec<Violation> {
+    let body = serde_json::to_vec(&request).unwrap();
+    match ENGINE.validate(&body) {
+        Ok(_) => panic!("expected the request to be invalid: {request}"),
+        Err(RequestError::Invalid(v)) => v,
+        Err(e) => panic!("expected violations, got {e}"),
+    }
+}
+
+/// Asserts that a violation at exactly `path` exists and its message contains `text`.
+#[track_caller]
+pub fn assert_violation(request: Value, path: &str, text: &str) {
+    let found = violations(request);
+    assert!(
+        found.iter().any(|v| v.path == path && v.message.contains(text)),
+        "no violation at `{path}` containing `{text}`; got {found:#?}"
+    );
+}
+
+pub fn render_error(request: Value) -> RenderError {
+    let body = serde_json::to_vec(&request).unwrap();
+    match ENGINE.render_bytes(&body) {
+        Ok(_) => panic!("expected the render to fail"),
+        Err(e) => e,
+    }
+}
+
+#[track_caller]
+pub fn approx(actual: f64, expected: f64, tolerance: f64, what: &str) {
+    assert!((actual - expected).abs() <= tolerance, "{what}: {actual} is not within {tolerance} of {expected}");
+}
+
+impl Pdf {
+    pub fn page_count(&self) -> usize {
+        self.json["page_count"].as_u64().unwrap() as usize
+    }
+
+    pub fn page(&self, i: usize) -> &Value {
+        &self.json["pages"][i]
+    }
+
+    pub fn spans(&self, page: usize) -> Vec<&Value> {
+        self.page(page)["spans"].as_array().unwrap().iter().collect()
+    }
+
+    /// All text of a page joined in reading order.
+    pub fn text(&self, page: usize) -> String {
+        self.spans(page).iter().map(|s| s["text"].as_str().unwrap()).collect::<Vec<_>>().join(" ")
+    }
+
+    /// The first span containing `text`.
+    #[track_caller]
+    pub fn span(&self, page: usize, text: &str) -> &Value {
+        let spans = self.spans(page);
+        spans
+            .iter()
+            .find(|s| s["text"].as_str().unwrap().contains(text))
+            .copied()
+            .unwrap_or_else(|| panic!("no span containing {text:?} on page {page}; spans: {:?}", spans.iter().map(|s| &s["text"]).collect::<Vec<_>>()))
+    }
+
+    pub fn drawings(&self, page: usize) -> Vec<&Value> {
+        self.page(page)["drawings"].as_array().unwrap().iter().collect()
+    }
+
+    pub fn links(&self, page: usize) -> Vec<&Value> {
+        self.page(page)["links"].as_array().unwrap().iter().collect()
+    }
+
+    pub fn images(&self, page: usize) -> Vec<&Value> {
+        self.page(page)["images"].as_array().unwrap().iter().collect()
+    }
+
+    pub fn meta(&self, key: &str) -> &str {
+        self.json["metadata"][key].as_str().unwrap_or("")
+    }
+
+    pub fn xmp(&self) -> &str {
+        self.json["xmp"].as_str().unwrap_or("")
+    }
+}
+
+pub fn f(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("{key} missing in {v}"))
+}
+
+/// A one-page request with these elements on a page of `w` x `h` mm.
+pub fn page_with(w: f64, h: f64, elements: Value) -> Value {
+    serde_json::json!({"pages": [{"width": w, "height": h, "elements": elements}]})
+}
