@@ -47,6 +47,15 @@ pub enum Command {
         #[arg(long = "opt")]
         opts: Vec<String>,
     },
+    /// Run the HTTP server (for now: the barcode service, runtime-config, /healthz).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "LABELPRESS_LISTEN", default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// TOML file overriding runtime-config defaults and limits.
+        #[arg(long, env = "LABELPRESS_CONFIG")]
+        config: Option<PathBuf>,
+    },
     /// Print the runtime configuration (defaults and limits) as JSON.
     Config {
         #[command(flatten)]
@@ -73,19 +82,23 @@ pub struct EngineArgs {
 
 impl EngineArgs {
     pub fn engine(&self) -> Result<Engine, String> {
-        let config = match &self.config {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-                RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-            None => RuntimeConfig::default(),
-        };
+        let config = load_config(self.config.as_ref())?;
         let resources = match &self.resources {
             Some(dir) => Some(ResourceDir::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?),
             None => None,
         };
         let fonts = FontOptions { system: !self.no_system_fonts, dir: self.fonts.clone() };
         Ok(Engine::new(config, &fonts, resources))
+    }
+}
+
+fn load_config(path: Option<&PathBuf>) -> Result<RuntimeConfig, String> {
+    match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => Ok(RuntimeConfig::default()),
     }
 }
 
@@ -152,6 +165,13 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
         Command::Barcode { symbology, content, opts } => {
             let svg = crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
             print!("{svg}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve { listen, config } => {
+            let config = load_config(config.as_ref())?;
+            tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).init();
+            let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+            runtime.block_on(crate::http::serve(listen, config)).map_err(|e| format!("{listen}: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Config { engine } => {

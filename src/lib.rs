@@ -8,6 +8,7 @@ pub mod barcode;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod http;
 pub mod lower;
 pub mod model;
 pub mod pdf;

@@ -383,8 +383,9 @@ pub struct BarcodeElement {
     pub symbol: std::sync::OnceLock<std::sync::Arc<crate::barcode::Symbol>>,
 }
 
+/// Unknown keys land in `symbology` and are refused by the barcode check
+/// (serde cannot combine `flatten` with `deny_unknown_fields`).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct BarcodeOptions {
     pub quiet_zone: Option<f64>,
     pub bar_width: Option<f64>,

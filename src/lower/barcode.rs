@@ -7,16 +7,30 @@ use std::sync::Arc;
 use super::typst::{self as ty, mm};
 use super::Ctx;
 use crate::barcode::{maxi, Options, Symbol, Symbology};
-use crate::model::BarcodeElement;
-use crate::style::{merge_text, resolve_text, Rgb};
+use crate::config::StyleDefaults;
+use crate::model::{BarcodeElement, Settings};
+use crate::style::{merge_text, resolve_text, ResolvedText, Rgb};
 use crate::validate::{Run, PT_MM};
 
 /// HRT size when the request gives none (pt).
 const HRT_FONT_SIZE: f64 = 8.0;
 
-/// Validation hook: encodes the symbol so a bad content or option is API-002,
-/// and keeps it for drawing. Returns the offending field and a message.
-pub fn check(b: &BarcodeElement) -> Result<(), (Option<String>, String)> {
+/// Validation hook: encodes the symbol (kept for drawing) and fits it into
+/// its box, so bad content, options or sizes are API-002. Returns the
+/// offending field (relative to the element) and a message.
+pub fn check(b: &BarcodeElement, settings: &Settings, sys: &StyleDefaults) -> Result<(), (Option<String>, String)> {
+    let symbol = encode(b)?;
+    let hrt_height = hrt_style(settings, sys, b).as_ref().map_or(0.0, hrt_line_height);
+    let field = if b.options.as_ref().is_some_and(|o| o.bar_width.is_some()) { "options.bar_width" } else { "width" };
+    layout(b, &symbol, settings.print_dpi, hrt_height).map_err(|e| (Some(field.into()), e))?;
+    Ok(())
+}
+
+/// Encodes the element's symbol once and keeps it on the element.
+fn encode(b: &BarcodeElement) -> Result<Arc<Symbol>, (Option<String>, String)> {
+    if let Some(symbol) = b.symbol.get() {
+        return Ok(symbol.clone());
+    }
     let symbology: Symbology = b.format.parse().map_err(|e: crate::barcode::BarcodeError| (Some("format".into()), e.to_string()))?;
     let extra = b.options.as_ref().map(|o| &o.symbology);
     let mut pairs: Vec<(String, String)> = Vec::new();
@@ -37,9 +51,9 @@ pub fn check(b: &BarcodeElement) -> Result<(), (Option<String>, String)> {
     }
     let options = Options::from_pairs(symbology, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(|e| (Some("options".into()), e.to_string()))?;
-    let symbol = crate::barcode::encode(symbology, &b.content, &options).map_err(|e| (None, e.to_string()))?;
-    let _ = b.symbol.set(Arc::new(symbol));
-    Ok(())
+    let symbol = Arc::new(crate::barcode::encode(symbology, &b.content, &options).map_err(|e| (None, e.to_string()))?);
+    let _ = b.symbol.set(symbol.clone());
+    Ok(symbol)
 }
 
 /// Module size in mm: the requested one, else the largest that fits; snapped
@@ -56,71 +70,81 @@ fn module_size(requested: Option<f64>, fits: f64, dpi: Option<f64>) -> f64 {
     }
 }
 
+/// Where the symbol sits inside the element's box (mm).
+struct Layout {
+    module: f64,
+    x0: f64,
+    y0: f64,
+    /// Bar height of 1-D symbols (the box height less the HRT line).
+    bar_height: f64,
+}
+
+/// Fits a symbol into the box: quiet zones on the sides, module size from
+/// `bar_width` or the box, centred. An error when the symbol does not fit.
+fn layout(b: &BarcodeElement, symbol: &Symbol, dpi: Option<f64>, hrt_height: f64) -> Result<Layout, String> {
+    let opts = b.options.clone().unwrap_or_default();
+    let quiet = opts.quiet_zone.unwrap_or(0.0);
+    let (w, h) = (b.width, b.height);
+    let (inner_w, inner_h) = (w - 2.0 * quiet, h - 2.0 * quiet);
+    let (mw, mh) = match symbol {
+        Symbol::Linear { bars } => (bars.len() as f64, 0.0),
+        Symbol::Matrix { .. } => (symbol.width_modules() as f64, symbol.height_modules().unwrap_or(1) as f64),
+        Symbol::Maxi { .. } => (maxi::WIDTH, maxi::HEIGHT),
+    };
+    let fits = if mh == 0.0 { inner_w / mw } else { (inner_w / mw).min(inner_h / mh) };
+    let module = module_size(opts.bar_width, fits, dpi);
+    let (sw, sh) = (module * mw, module * mh);
+    if sw > inner_w + 1e-6 || sh > inner_h + 1e-6 || module <= 0.0 {
+        return Err(format!(
+            "the symbol needs {sw:.2} x {sh:.2} mm ({mw} x {mh} modules of {module:.3} mm) but the box has {inner_w:.2} x {inner_h:.2} mm inside its quiet zones"
+        ));
+    }
+    if mh == 0.0 && h - hrt_height <= 0.0 {
+        return Err("the human-readable text leaves no height for the bars".into());
+    }
+    Ok(Layout { module, x0: (w - sw) / 2.0, y0: (h - sh) / 2.0, bar_height: h - hrt_height })
+}
+
 /// The symbol as Typst content of exactly the element's (unrotated) box.
 pub(crate) fn draw(ctx: &Ctx, b: &BarcodeElement) -> Result<String, String> {
     let symbol = match b.symbol.get() {
         Some(s) => s.clone(),
         None => {
-            check(b).map_err(|e| e.1)?;
+            encode(b).map_err(|e| e.1)?;
             b.symbol.get().cloned().ok_or("the symbol could not be encoded")?
         }
     };
     let opts = b.options.clone().unwrap_or_default();
     let fg = opts.color.as_deref().and_then(Rgb::parse).unwrap_or(Rgb::BLACK);
     let bg = opts.background_color.as_deref().and_then(Rgb::parse);
-    let quiet = opts.quiet_zone.unwrap_or(0.0);
-    let dpi = ctx.doc.settings.print_dpi;
-    let (w, h) = (b.width, b.height);
-    let inner_w = w - 2.0 * quiet;
-    let mut parts = String::new();
-    match symbol.as_ref() {
-        Symbol::Linear { bars } => {
-            let modules = bars.len() as f64;
-            let m = module_size(opts.bar_width, inner_w / modules, dpi);
-            let sym_w = m * modules;
-            if sym_w > inner_w + 1e-6 {
-                return Err(format!("the symbol needs {sym_w:.2} mm but the box has {inner_w:.2} mm inside its quiet zones"));
-            }
-            let x0 = (w - sym_w) / 2.0;
-            let hrt = hrt_text(ctx, b);
-            let hrt_h = hrt.as_ref().map_or(0.0, |(_, size)| size * 1.2 * PT_MM);
-            let bar_h = h - hrt_h;
+    let hrt = hrt_style(&ctx.doc.settings, &ctx.config.defaults, b);
+    let hrt_height = hrt.as_ref().map_or(0.0, hrt_line_height);
+    let at = layout(b, &symbol, ctx.doc.settings.print_dpi, hrt_height)?;
+    let m = at.module;
+    let parts = match symbol.as_ref() {
+        Symbol::Linear { .. } => {
             let runs: Vec<(f64, f64, f64, f64)> =
-                symbol.dark_runs().iter().map(|r| (x0 + r.x as f64 * m, 0.0, r.w as f64 * m, bar_h)).collect();
-            parts.push_str(&rect_curve(&runs, fg));
-            if let Some((body, _)) = hrt {
-                let _ = write!(parts, "; place(dx: 0mm, dy: {}, {body})", mm(bar_h));
+                symbol.dark_runs().iter().map(|r| (at.x0 + r.x as f64 * m, 0.0, r.w as f64 * m, at.bar_height)).collect();
+            let mut parts = rect_curve(&runs, fg);
+            if let Some(style) = hrt {
+                let content = b.hrt.as_ref().and_then(|h| h.content.clone()).unwrap_or_else(|| b.content.clone());
+                let runs = vec![Run::Text { text: content.replace(['\n', '\r'], " "), bold: false, large: false }];
+                let _ = write!(parts, "; place(dx: 0mm, dy: {}, {})", mm(at.bar_height), ctx.text_body(&runs, &style));
             }
+            parts
         }
         Symbol::Matrix { .. } => {
-            let (mw, mh) = (symbol.width_modules() as f64, symbol.height_modules().unwrap_or(1) as f64);
-            let fits = (inner_w / mw).min((h - 2.0 * quiet) / mh);
-            let m = module_size(opts.bar_width, fits, dpi);
-            let (sw, sh) = (m * mw, m * mh);
-            if sw > inner_w + 1e-6 || sh > h - 2.0 * quiet + 1e-6 {
-                return Err(format!("the symbol needs {sw:.2} x {sh:.2} mm but the box has {:.2} x {:.2} mm inside its quiet zones", inner_w, h - 2.0 * quiet));
-            }
-            let (x0, y0) = ((w - sw) / 2.0, (h - sh) / 2.0);
             let runs: Vec<(f64, f64, f64, f64)> = symbol
                 .dark_runs()
                 .iter()
-                .map(|r| (x0 + r.x as f64 * m, y0 + r.y as f64 * m, r.w as f64 * m, r.h as f64 * m))
+                .map(|r| (at.x0 + r.x as f64 * m, at.y0 + r.y as f64 * m, r.w as f64 * m, r.h as f64 * m))
                 .collect();
-            parts.push_str(&rect_curve(&runs, fg));
+            rect_curve(&runs, fg)
         }
-        Symbol::Maxi { .. } => {
-            let fits = (inner_w / maxi::WIDTH).min((h - 2.0 * quiet) / maxi::HEIGHT);
-            let m = module_size(opts.bar_width, fits, dpi);
-            let (sw, sh) = (m * maxi::WIDTH, m * maxi::HEIGHT);
-            if sw > inner_w + 1e-6 || sh > h - 2.0 * quiet + 1e-6 {
-                return Err(format!("the symbol needs {sw:.2} x {sh:.2} mm but the box is smaller"));
-            }
-            let (x0, y0) = ((w - sw) / 2.0, (h - sh) / 2.0);
-            parts.push_str(&maxi_curve(&symbol, x0, y0, m, fg));
-        }
-    }
+        Symbol::Maxi { .. } => maxi_curve(&symbol, at.x0, at.y0, m, fg),
+    };
     let fill = bg.map(|c| format!(", fill: {}", ty::colour(c, 1.0))).unwrap_or_default();
-    Ok(format!("box(width: {}, height: {}{fill}, {{ {parts} }})", mm(w), mm(h)))
+    Ok(format!("box(width: {}, height: {}{fill}, {{ {parts} }})", mm(b.width), mm(b.height)))
 }
 
 /// Rectangles (x, y, w, h in mm) as one filled curve.
@@ -170,13 +194,13 @@ fn maxi_curve(symbol: &Symbol, x0: f64, y0: f64, m: f64, fg: Rgb) -> String {
     c
 }
 
-/// The human-readable text under 1-D bars, when enabled: (content, size pt).
-fn hrt_text(ctx: &Ctx, b: &BarcodeElement) -> Option<(String, f64)> {
+/// The style of the human-readable text under 1-D bars, when it is enabled.
+fn hrt_style(settings: &Settings, sys: &StyleDefaults, b: &BarcodeElement) -> Option<ResolvedText> {
     let hrt = b.hrt.as_ref()?;
     if !hrt.enabled.unwrap_or(false) {
         return None;
     }
-    let defaults = ctx.doc.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
+    let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let mut merged = merge_text(&[defaults, hrt.style.as_ref()]);
     if hrt.style.as_ref().and_then(|s| s.font_size).is_none() {
         merged.font_size = Some(HRT_FONT_SIZE);
@@ -185,8 +209,9 @@ fn hrt_text(ctx: &Ctx, b: &BarcodeElement) -> Option<(String, f64)> {
     if merged.text_align.is_none() {
         merged.text_align = Some(crate::model::TextAlign::Center);
     }
-    let style = resolve_text(&merged, &ctx.config.defaults);
-    let content = hrt.content.clone().unwrap_or_else(|| b.content.clone());
-    let runs = vec![Run::Text { text: content.replace(['\n', '\r'], " "), bold: false, large: false }];
-    Some((ctx.text_body(&runs, &style), style.size))
+    Some(resolve_text(&merged, sys))
+}
+
+fn hrt_line_height(style: &ResolvedText) -> f64 {
+    style.size * style.line_height * PT_MM
 }

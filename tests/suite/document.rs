@@ -68,7 +68,7 @@ fn tags_are_written_only_when_needed_or_asked() {
     let plain = render_bytes(doc(json!({})));
     let tagged = render_bytes(doc(json!({"tagged": true})));
     let ua = render_bytes(doc(json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}})));
-    let has_tags = |b: &[u8]| b.windows(14).any(|w| w == b"/StructTreeRoot");
+    let has_tags = |b: &[u8]| b.windows(15).any(|w| w == b"/StructTreeRoot");
     assert!(!has_tags(&plain));
     assert!(has_tags(&tagged));
     assert!(has_tags(&ua));

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod barcodes;
 mod cli;
 mod document;
 mod geometry;
