@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use super::typst::{self as ty, mm};
+use super::typst::{mm, num};
 use super::Ctx;
 use crate::barcode::{maxi, Options, Symbol, Symbology};
 use crate::config::StyleDefaults;
@@ -106,7 +106,11 @@ fn layout(b: &BarcodeElement, symbol: &Symbol, dpi: Option<f64>, hrt_height: f64
 }
 
 /// The symbol as Typst content of exactly the element's (unrotated) box.
-pub(crate) fn draw(ctx: &Ctx, b: &BarcodeElement) -> Result<String, String> {
+///
+/// The symbol itself is an SVG (one merged path) handed to Typst as a virtual
+/// image file: Typst embeds it as vector paths, and parsing one SVG path is far
+/// cheaper than evaluating thousands of Typst `curve` calls.
+pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> {
     let symbol = match b.symbol.get() {
         Some(s) => s.clone(),
         None => {
@@ -121,77 +125,69 @@ pub(crate) fn draw(ctx: &Ctx, b: &BarcodeElement) -> Result<String, String> {
     let hrt_height = hrt.as_ref().map_or(0.0, hrt_line_height);
     let at = layout(b, &symbol, ctx.doc.settings.print_dpi, hrt_height)?;
     let m = at.module;
-    let parts = match symbol.as_ref() {
+    let (w, h) = (b.width, b.height);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}mm\" height=\"{}mm\">",
+        num(w), num(h), num(w), num(h)
+    );
+    if let Some(c) = bg {
+        let _ = write!(svg, "<rect width=\"{}\" height=\"{}\" fill=\"{}\"/>", num(w), num(h), c.hex());
+    }
+    let _ = write!(svg, "<path fill=\"{}\" d=\"", fg.hex());
+    match symbol.as_ref() {
         Symbol::Linear { .. } => {
-            let runs: Vec<(f64, f64, f64, f64)> =
-                symbol.dark_runs().iter().map(|r| (at.x0 + r.x as f64 * m, 0.0, r.w as f64 * m, at.bar_height)).collect();
-            let mut parts = rect_curve(&runs, fg);
-            if let Some(style) = hrt {
-                let content = b.hrt.as_ref().and_then(|h| h.content.clone()).unwrap_or_else(|| b.content.clone());
-                let runs = vec![Run::Text { text: content.replace(['\n', '\r'], " "), bold: false, large: false }];
-                let _ = write!(parts, "; place(dx: 0mm, dy: {}, {})", mm(at.bar_height), ctx.text_body(&runs, &style));
+            for r in symbol.dark_runs() {
+                rect_path(&mut svg, at.x0 + r.x as f64 * m, 0.0, r.w as f64 * m, at.bar_height);
             }
-            parts
         }
         Symbol::Matrix { .. } => {
-            let runs: Vec<(f64, f64, f64, f64)> = symbol
-                .dark_runs()
-                .iter()
-                .map(|r| (at.x0 + r.x as f64 * m, at.y0 + r.y as f64 * m, r.w as f64 * m, r.h as f64 * m))
-                .collect();
-            rect_curve(&runs, fg)
+            for r in symbol.dark_runs() {
+                rect_path(&mut svg, at.x0 + r.x as f64 * m, at.y0 + r.y as f64 * m, r.w as f64 * m, r.h as f64 * m);
+            }
         }
-        Symbol::Maxi { .. } => maxi_curve(&symbol, at.x0, at.y0, m, fg),
-    };
-    let fill = bg.map(|c| format!(", fill: {}", ty::colour(c, 1.0))).unwrap_or_default();
-    Ok(format!("box(width: {}, height: {}{fill}, {{ {parts} }})", mm(b.width), mm(b.height)))
-}
-
-/// Rectangles (x, y, w, h in mm) as one filled curve.
-fn rect_curve(rects: &[(f64, f64, f64, f64)], fg: Rgb) -> String {
-    let mut c = format!("place(curve(fill: {}, stroke: none", ty::colour(fg, 1.0));
-    for &(x, y, w, h) in rects {
-        let _ = write!(
-            c,
-            ", curve.move(({}, {})), curve.line(({}, {})), curve.line(({}, {})), curve.line(({}, {})), curve.close()",
-            mm(x), mm(y), mm(x + w), mm(y), mm(x + w), mm(y + h), mm(x), mm(y + h)
-        );
+        Symbol::Maxi { .. } => hex_paths(&mut svg, &symbol, at.x0, at.y0, m),
     }
-    c.push_str("))");
-    c
+    svg.push_str("\"/>");
+    if let Symbol::Maxi { .. } = symbol.as_ref() {
+        let (bx, by) = (at.x0 + maxi::BULLSEYE_X * m, at.y0 + maxi::BULLSEYE_Y * m);
+        for radius in maxi::RING_RADII {
+            let _ = write!(
+                svg,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"/>",
+                num(bx), num(by), num(radius * m), fg.hex(), num(maxi::RING_STROKE * m)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    let index = ctx.images.len();
+    ctx.images.push(Arc::new(svg.into_bytes()));
+    let mut parts = format!("place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\"))", mm(w), mm(h));
+    if let Some(style) = hrt {
+        let content = b.hrt.as_ref().and_then(|h| h.content.clone()).unwrap_or_else(|| b.content.clone());
+        let runs = vec![Run::Text { text: content.replace(['\n', '\r'], " "), bold: false, large: false }];
+        let _ = write!(parts, "; place(dx: 0mm, dy: {}, {})", mm(at.bar_height), ctx.text_body(&runs, &style));
+    }
+    Ok(format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h)))
 }
 
-/// MaxiCode hexagons as one filled curve, plus the bullseye rings.
-fn maxi_curve(symbol: &Symbol, x0: f64, y0: f64, m: f64, fg: Rgb) -> String {
-    let paint = ty::colour(fg, 1.0);
-    let mut c = format!("place(curve(fill: {paint}, stroke: none");
+/// A rectangle subpath (mm).
+fn rect_path(d: &mut String, x: f64, y: f64, w: f64, h: f64) {
+    let _ = write!(d, "M{} {}h{}v{}h{}z", num(x), num(y), num(w), num(h), num(-w));
+}
+
+/// MaxiCode's dark hexagons (pointy-top, as the SVG renderer draws them) as subpaths.
+fn hex_paths(d: &mut String, symbol: &Symbol, x0: f64, y0: f64, m: f64) {
     let r = maxi::HEX_RADIUS * m;
     for (col, row) in symbol.dark_hexes() {
         let (cx, cy) = maxi::hex_center(col, row);
         let (cx, cy) = (x0 + cx * m, y0 + cy * m);
         for k in 0..6 {
-            // Pointy-top hexagon (as the SVG renderer draws it): first vertex straight up.
             let a = (60.0 * k as f64 - 90.0).to_radians();
-            let (px, py) = (cx + r * a.cos(), cy + r * a.sin());
-            let op = if k == 0 { "move" } else { "line" };
-            let _ = write!(c, ", curve.{op}(({}, {}))", mm(px), mm(py));
+            let op = if k == 0 { 'M' } else { 'L' };
+            let _ = write!(d, "{op}{} {}", num(cx + r * a.cos()), num(cy + r * a.sin()));
         }
-        c.push_str(", curve.close()");
+        d.push('z');
     }
-    c.push_str("))");
-    let (bx, by) = (x0 + maxi::BULLSEYE_X * m, y0 + maxi::BULLSEYE_Y * m);
-    for radius in maxi::RING_RADII {
-        let rr = radius * m;
-        let _ = write!(
-            c,
-            "; place(dx: {}, dy: {}, circle(radius: {}, fill: none, stroke: {} + {paint}))",
-            mm(bx - rr),
-            mm(by - rr),
-            mm(rr),
-            mm(maxi::RING_STROKE * m)
-        );
-    }
-    c
 }
 
 /// The style of the human-readable text under 1-D bars, when it is enabled.

@@ -12,11 +12,17 @@ use crate::validate::{parse_rich_text, resolve_x, text_box_size, Frame, Run};
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
 const PAGE_LINK_Y_COMPENSATION_PT: f64 = 10.0;
 
+/// Region width for text without a width: wider than any page (5,080 mm).
+const UNBOUNDED_WIDTH_MM: f64 = 100_000.0;
+
 /// Element content and where its top-left corner goes.
 struct Placed {
     x: f64,
     y: f64,
     body: String,
+    /// Text without a width: placed in a very wide region so that the page
+    /// width never wraps it (measuring it instead costs a second layout).
+    unbounded: bool,
 }
 
 impl Ctx<'_> {
@@ -34,7 +40,7 @@ impl Ctx<'_> {
                 let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
                 let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
                 let spec = LinkSpec { target: l.target.clone(), alt: l.alt.clone(), padding: l.padding, border: l.border.clone() };
-                self.emit(Placed { x, y: frame.origin.1 + l.y, body }, Some(&spec));
+                self.emit(Placed { x, y: frame.origin.1 + l.y, body, unbounded: false }, Some(&spec));
                 return Ok(());
             }
             Element::Table(_) | Element::Stack(_) => {
@@ -50,7 +56,7 @@ impl Ctx<'_> {
 
     /// Writes `place(...)`, wrapping the body in its link when it has one.
     fn emit(&mut self, placed: Placed, link: Option<&LinkSpec>) {
-        let Placed { mut x, mut y, mut body } = placed;
+        let Placed { mut x, mut y, mut body, unbounded } = placed;
         if let Some(spec) = link {
             let pad = spec.padding.unwrap_or(0.0);
             let stroke = match &spec.border {
@@ -63,6 +69,9 @@ impl Ctx<'_> {
             body = format!("link({}, box(inset: {}{stroke}, {body}))", self.destination(&spec.target), mm(pad));
             x -= pad;
             y -= pad;
+        }
+        if unbounded {
+            body = format!("block(width: {}, {body})", mm(UNBOUNDED_WIDTH_MM));
         }
         let _ = writeln!(self.out, "place(top + left, dx: {}, dy: {}, {body})", mm(x), mm(y));
     }
@@ -95,7 +104,7 @@ impl Ctx<'_> {
         let content = self.substitute(&t.content);
         let runs = parse_rich_text(&content).unwrap_or_default();
         let body = rotate(self.text_body(&runs, &style), t.rotation);
-        Placed { x, y: frame.origin.1 + t.y, body }
+        Placed { x, y: frame.origin.1 + t.y, body, unbounded: style.width.is_none() }
     }
 
     /// A text box for resolved style and runs (also used for barcode HRT).
@@ -184,14 +193,14 @@ impl Ctx<'_> {
             ty::fill(fill.as_ref()),
             ty::stroke(&stroke)
         );
-        Placed { x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + r.y, body: rotate(body, r.rotation) }
+        Placed { x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + r.y, body: rotate(body, r.rotation), unbounded: false }
     }
 
     fn circle(&mut self, c: &CircleElement, frame: &Frame) -> Placed {
         let stroke = self.shape_stroke(c.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(c.fill.as_ref());
         let body = format!("circle(radius: {}, fill: {}, stroke: {})", mm(c.r), ty::fill(fill.as_ref()), ty::stroke(&stroke));
-        Placed { x: frame.origin.0 + c.cx - c.r, y: frame.origin.1 + c.cy - c.r, body }
+        Placed { x: frame.origin.0 + c.cx - c.r, y: frame.origin.1 + c.cy - c.r, body, unbounded: false }
     }
 
     fn ellipse(&mut self, e: &EllipseElement, frame: &Frame) -> Placed {
@@ -206,7 +215,7 @@ impl Ctx<'_> {
             ty::fill(fill.as_ref()),
             ty::stroke(&stroke)
         );
-        Placed { x: frame.origin.0 + e.cx - rx, y: frame.origin.1 + e.cy - ry, body }
+        Placed { x: frame.origin.0 + e.cx - rx, y: frame.origin.1 + e.cy - ry, body, unbounded: false }
     }
 
     fn polygon(&mut self, p: &PolygonElement, frame: &Frame) -> Placed {
@@ -223,7 +232,7 @@ impl Ctx<'_> {
             ty::stroke(&stroke),
             points.join(", ")
         );
-        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body }
+        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body, unbounded: false }
     }
 
     fn line(&mut self, l: &LineElement, frame: &Frame) -> Placed {
@@ -263,7 +272,7 @@ impl Ctx<'_> {
             }
         }
         let body = format!("box(width: {}, height: {}, {{ {} }})", mm(w), mm(h), parts.join("; "));
-        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body }
+        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body, unbounded: false }
     }
 
     fn image(&mut self, i: &ImageElement, frame: &Frame) -> Placed {
@@ -285,13 +294,13 @@ impl Ctx<'_> {
             h = mm(i.height)
         );
         let (bw, _) = rotated_size(i.width, i.height, i.rotation);
-        Placed { x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + i.y, body: rotate(body, i.rotation) }
+        Placed { x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + i.y, body: rotate(body, i.rotation), unbounded: false }
     }
 
     fn barcode(&mut self, path: &str, b: &BarcodeElement, frame: &Frame) -> Result<Placed, LowerError> {
         let body = super::barcode::draw(self, b).map_err(|message| LowerError::Unsupported { path: path.into(), message })?;
         let (bw, _) = rotated_size(b.width, b.height, b.rotation);
-        Ok(Placed { x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + b.y, body: rotate(body, b.rotation) })
+        Ok(Placed { x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + b.y, body: rotate(body, b.rotation), unbounded: false })
     }
 }
 
