@@ -140,7 +140,8 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             };
             if emit_typst {
                 let lowered = engine.lower(&doc).map_err(|e| e.to_string())?;
-                print!("{}", lowered.source);
+                // The generated document imports the prelude; print it inline so the output compiles as is.
+                print!("{}", lowered.source.replacen("#import \"/prelude.typ\": *", crate::lower::PRELUDE, 1));
                 return Ok(ExitCode::SUCCESS);
             }
             let rendered = match engine.render(&doc) {

@@ -109,44 +109,66 @@ impl Ctx<'_> {
 
     /// A text box for resolved style and runs (also used for barcode HRT).
     pub(crate) fn text_body(&self, runs: &[Run], style: &ResolvedText) -> String {
-        let mut literal = String::from("(");
-        for run in runs {
-            match run {
-                Run::LineBreak => literal.push_str("none, "),
-                Run::Text { text, bold: false, large: false } => {
-                    let _ = write!(literal, "{}, ", ty::string(text));
-                }
-                Run::Text { text, bold, large } => {
-                    let _ = write!(literal, "({}, {bold}, {large}), ", ty::string(text));
-                }
-            }
-        }
-        literal.push(')');
-        if literal == "()" {
-            literal = "(\"\",)".into();
-        }
         let ascender = self.fonts.ascender(&style.family, style.weight);
+        // The line box: ascender above the baseline, the rest of line_height below.
+        let bottom = num(-(style.line_height - ascender));
         let mut set = format!("weight: {}, fill: {}", style.weight, ty::colour(style.color, 1.0));
         if style.family != self.config.defaults.font_family {
             let _ = write!(set, ", font: ({},)", ty::string(&style.family));
         }
-        let mut args = format!("size: {}, bottom: {}em", ty::pt(style.size), num(-(style.line_height - ascender)));
+        if style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis {
+            return format!("{{ set text({set}); lp-text({}, {}) }}", runs_array(runs), self.fitting_args(style, &bottom));
+        }
+        // Everything else is plain content: no function call, no measuring.
+        let _ = write!(set, ", size: {}, bottom-edge: {bottom}em", ty::pt(style.size));
+        let mut body = runs_content(runs);
+        let mut pre = String::new();
+        if let Some(w) = style.width {
+            if style.align == TextAlign::Justify {
+                pre.push_str("set par(justify: true); ");
+            }
+            let halign = match style.align {
+                TextAlign::Left | TextAlign::Justify => None,
+                TextAlign::Center => Some("center"),
+                TextAlign::Right => Some("right"),
+            };
+            if let Some(a) = halign {
+                body = format!("align({a}, {body})");
+            }
+            body = format!("box(width: {}, {body})", mm(w));
+        } else {
+            body = format!("box({body})");
+        }
+        if style.height.is_some() || style.overflow == TextOverflow::Clip {
+            let valign = match style.valign {
+                VerticalAlign::Top => "top",
+                VerticalAlign::Middle => "horizon",
+                VerticalAlign::Bottom => "bottom",
+            };
+            body = format!(
+                "box(width: {}, height: {}, clip: {}, align({valign}, {body}))",
+                style.width.map_or("auto".into(), mm),
+                style.height.map_or("auto".into(), mm),
+                style.overflow == TextOverflow::Clip
+            );
+        }
+        format!("{{ set text({set}); {pre}{body} }}")
+    }
+
+    /// Arguments of the prelude's `lp-text`, which measures (shrink, ellipsis).
+    fn fitting_args(&self, style: &ResolvedText, bottom: &str) -> String {
+        let mut args = format!("size: {}, bottom: {bottom}em", ty::pt(style.size));
         if let Some(w) = style.width {
             let _ = write!(args, ", width: {}", mm(w));
         }
         if let Some(h) = style.height {
             let _ = write!(args, ", height: {}", mm(h));
         }
-        let halign = match style.align {
-            TextAlign::Left | TextAlign::Justify => "left",
-            TextAlign::Center => "center",
-            TextAlign::Right => "right",
-        };
-        if halign != "left" {
-            let _ = write!(args, ", halign: {halign}");
-        }
-        if style.align == TextAlign::Justify {
-            args.push_str(", justify: true");
+        match style.align {
+            TextAlign::Left => {}
+            TextAlign::Justify => args.push_str(", justify: true"),
+            TextAlign::Center => args.push_str(", halign: center"),
+            TextAlign::Right => args.push_str(", halign: right"),
         }
         match style.valign {
             VerticalAlign::Top => {}
@@ -164,7 +186,7 @@ impl Ctx<'_> {
         if style.weight != 400 {
             let _ = write!(args, ", weight: {}", style.weight);
         }
-        format!("{{ set text({set}); lp-text({literal}, {args}) }}")
+        args
     }
 
     fn shape_stroke(&self, stroke: Option<&StrokeStyle>, default_width: f64) -> ResolvedStroke {
@@ -308,6 +330,50 @@ fn rotated_size(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
     match rotation {
         Some(r) if r == 90.0 || r == 270.0 => (h, w),
         _ => (w, h),
+    }
+}
+
+/// Runs as a Typst array for the prelude: a string, `none` (line break) or
+/// `(text, bold, large)`.
+fn runs_array(runs: &[Run]) -> String {
+    let mut out = String::from("(");
+    for run in runs {
+        match run {
+            Run::LineBreak => out.push_str("none, "),
+            Run::Text { text, bold: false, large: false } => {
+                let _ = write!(out, "{}, ", ty::string(text));
+            }
+            Run::Text { text, bold, large } => {
+                let _ = write!(out, "({}, {bold}, {large}), ", ty::string(text));
+            }
+        }
+    }
+    if out == "(" {
+        out.push_str("\"\",");
+    }
+    out.push(')');
+    out
+}
+
+/// Runs as Typst content: `text("...")` pieces, bold 700, large 1.5em.
+fn runs_content(runs: &[Run]) -> String {
+    let piece = |run: &Run| match run {
+        Run::LineBreak => "linebreak()".to_string(),
+        Run::Text { text, bold, large } => {
+            let mut args = String::new();
+            if *bold {
+                args.push_str("weight: \"bold\", ");
+            }
+            if *large {
+                args.push_str("size: 1.5em, ");
+            }
+            format!("text({args}{})", ty::string(text))
+        }
+    };
+    match runs {
+        [] => "text(\"\")".into(),
+        [one] => piece(one),
+        many => format!("{{ {} }}", many.iter().map(piece).collect::<Vec<_>>().join("; ")),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::config::RuntimeConfig;
 use crate::model::{Document, Element};
 use crate::validate::{FontCatalog, Frame, Zone};
 
-/// The Typst helpers every generated document starts with.
+/// The Typst helpers every generated document imports (as `/prelude.typ`).
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
 
 /// Generated source plus the data files it refers to.
@@ -82,7 +82,7 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
         sheet: 0,
         out: String::with_capacity(8 * 1024),
     };
-    ctx.out.push_str(PRELUDE);
+    ctx.out.push_str("#import \"/prelude.typ\": *\n#set page(margin: 0pt)\n#set par(spacing: 0pt, leading: 0pt)\n");
     ctx.document_settings();
     for (i, page) in doc.pages.iter().enumerate() {
         ctx.sheet = ctx.first_sheet[i];
