@@ -6,5 +6,6 @@ mod barcodes;
 mod cli;
 mod document;
 mod geometry;
+mod http;
 mod literal_text;
 mod validation;
