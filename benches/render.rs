@@ -35,7 +35,10 @@ fn labels() -> Vec<serde_json::Value> {
             })
             .collect()
     } else {
-        vec![serde_json::from_slice(&std::fs::read(root.join("examples/label.json")).unwrap()).unwrap()]
+        vec![
+            serde_json::from_slice(&std::fs::read(root.join("examples/label.json")).unwrap())
+                .unwrap(),
+        ]
     }
 }
 
@@ -51,11 +54,20 @@ fn without_barcodes(docs: &[serde_json::Value]) -> Vec<serde_json::Value> {
 }
 
 fn bytes(docs: &[serde_json::Value]) -> Vec<Vec<u8>> {
-    docs.iter().map(|d| serde_json::to_vec(d).unwrap()).collect()
+    docs.iter()
+        .map(|d| serde_json::to_vec(d).unwrap())
+        .collect()
 }
 
 fn engine() -> Engine {
-    Engine::new(Default::default(), &FontOptions { system: false, dir: None }, None)
+    Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        None,
+    )
 }
 
 fn label(c: &mut Criterion) {
@@ -71,10 +83,15 @@ fn label(c: &mut Criterion) {
     group.bench_function("typst_by_hand_baseline", |b| {
         b.iter(|| {
             n += 1;
-            engine.render_typst(by_hand.replace("RECIPIENT", &format!("Recipient {n}"))).unwrap()
+            engine
+                .render_typst(by_hand.replace("RECIPIENT", &format!("Recipient {n}")))
+                .unwrap()
         })
     });
-    for (name, docs) in [("labelpress_without_barcodes", &plain), ("labelpress_end_to_end", &full)] {
+    for (name, docs) in [
+        ("labelpress_without_barcodes", &plain),
+        ("labelpress_end_to_end", &full),
+    ] {
         let mut i = 0;
         group.bench_function(name, |b| {
             b.iter(|| {

@@ -18,8 +18,18 @@ fn rss_mib() -> f64 {
 }
 
 fn main() {
-    let n: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(2000);
-    let engine = Engine::new(Default::default(), &FontOptions { system: false, dir: None }, None);
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(2000);
+    let engine = Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        None,
+    );
     let template: serde_json::Value =
         serde_json::from_str(include_str!("../examples/label.json")).unwrap();
     let start = std::time::Instant::now();
@@ -28,14 +38,26 @@ fn main() {
         let mut doc = template.clone();
         let elements = doc["pages"][0]["elements"].as_array_mut().unwrap();
         elements.push(serde_json::json!({"type": "text", "x": 6, "y": 60, "content": format!("Parcel {i} of {n}: {}", i * 7919 % 100_003)}));
-        elements[9]["content"] = format!("[B]Recipient {i}[/B]\nStreet {}\n{} City", i % 200, 10_000 + i).into();
-        engine.render_bytes(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        elements[9]["content"] = format!(
+            "[B]Recipient {i}[/B]\nStreet {}\n{} City",
+            i % 200,
+            10_000 + i
+        )
+        .into();
+        engine
+            .render_bytes(&serde_json::to_vec(&doc).unwrap())
+            .unwrap();
         if i == n / 10 {
             first = rss_mib();
         }
         if (i + 1) % (n / 10).max(1) == 0 {
             labelpress::engine::memory::trim();
-            println!("{:>6} renders  RSS {:>7.1} MiB  {:.2} ms/render", i + 1, rss_mib(), start.elapsed().as_secs_f64() * 1000.0 / (i + 1) as f64);
+            println!(
+                "{:>6} renders  RSS {:>7.1} MiB  {:.2} ms/render",
+                i + 1,
+                rss_mib(),
+                start.elapsed().as_secs_f64() * 1000.0 / (i + 1) as f64
+            );
         }
     }
     println!("RSS growth after warm-up: {:+.1} MiB", rss_mib() - first);

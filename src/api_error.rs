@@ -49,9 +49,18 @@ impl ApiError {
     pub fn body(&self, req_id: &str) -> ErrorBody {
         let (message, details) = match self {
             ApiError::InvalidJson(m) | ApiError::Render(m) => (m.clone(), None),
-            ApiError::Validation(v) => (RequestError::Invalid(v.clone()).to_string(), Some(v.clone())),
+            ApiError::Validation(v) => (
+                RequestError::Invalid(v.clone()).to_string(),
+                Some(v.clone()),
+            ),
         };
-        ErrorBody { error: true, code: self.code(), message, req_id: req_id.to_string(), details }
+        ErrorBody {
+            error: true,
+            code: self.code(),
+            message,
+            req_id: req_id.to_string(),
+            details,
+        }
     }
 }
 

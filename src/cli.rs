@@ -12,7 +12,11 @@ use crate::engine::Engine;
 use crate::validate::ResourceDir;
 
 #[derive(Debug, Parser)]
-#[command(name = "labelpress", version, about = "JSON document descriptions to print-exact PDF")]
+#[command(
+    name = "labelpress",
+    version,
+    about = "JSON document descriptions to print-exact PDF"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -84,10 +88,15 @@ impl EngineArgs {
     pub fn engine(&self) -> Result<Engine, String> {
         let config = load_config(self.config.as_ref())?;
         let resources = match &self.resources {
-            Some(dir) => Some(ResourceDir::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?),
+            Some(dir) => {
+                Some(ResourceDir::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?)
+            }
             None => None,
         };
-        let fonts = FontOptions { system: !self.no_system_fonts, dir: self.fonts.clone() };
+        let fonts = FontOptions {
+            system: !self.no_system_fonts,
+            dir: self.fonts.clone(),
+        };
         Ok(Engine::new(config, &fonts, resources))
     }
 }
@@ -95,7 +104,8 @@ impl EngineArgs {
 fn load_config(path: Option<&PathBuf>) -> Result<RuntimeConfig, String> {
     match path {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
         None => Ok(RuntimeConfig::default()),
@@ -115,7 +125,10 @@ fn read_request(path: &PathBuf) -> Result<Vec<u8>, String> {
 /// Prints the error body the service would answer, as JSON on stdout.
 fn print_error(error: ApiError) -> ExitCode {
     let body = error.body(&uuid::Uuid::new_v4().to_string());
-    println!("{}", serde_json::to_string_pretty(&body).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&body).unwrap_or_default()
+    );
     ExitCode::from(1)
 }
 
@@ -131,7 +144,12 @@ pub fn run(cli: Cli) -> ExitCode {
 
 fn run_inner(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Render { request, output, emit_typst, engine } => {
+        Command::Render {
+            request,
+            output,
+            emit_typst,
+            engine,
+        } => {
             let engine = engine.engine()?;
             let body = read_request(&request)?;
             let doc = match engine.validate(&body) {
@@ -141,7 +159,14 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             if emit_typst {
                 let lowered = engine.lower(&doc).map_err(|e| e.to_string())?;
                 // The generated document imports the prelude; print it inline so the output compiles as is.
-                print!("{}", lowered.source.replacen("#import \"/prelude.typ\": *", crate::lower::PRELUDE, 1));
+                print!(
+                    "{}",
+                    lowered.source.replacen(
+                        "#import \"/prelude.typ\": *",
+                        crate::lower::PRELUDE,
+                        1
+                    )
+                );
                 return Ok(ExitCode::SUCCESS);
             }
             let rendered = match engine.render(&doc) {
@@ -152,7 +177,12 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 .or_else(|| rendered.file_name.clone().map(PathBuf::from))
                 .unwrap_or_else(|| request.with_extension("pdf"));
             std::fs::write(&out, &rendered.pdf).map_err(|e| format!("{}: {e}", out.display()))?;
-            eprintln!("{}: {} sheet(s), {} bytes", out.display(), rendered.sheets, rendered.pdf.len());
+            eprintln!(
+                "{}: {} sheet(s), {} bytes",
+                out.display(),
+                rendered.sheets,
+                rendered.pdf.len()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { request, engine } => {
@@ -163,21 +193,33 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 Err(e) => Ok(print_error(e.into())),
             }
         }
-        Command::Barcode { symbology, content, opts } => {
-            let svg = crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
+        Command::Barcode {
+            symbology,
+            content,
+            opts,
+        } => {
+            let svg =
+                crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
             print!("{svg}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve { listen, config } => {
             let config = load_config(config.as_ref())?;
-            tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).init();
+            tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .init();
             let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-            runtime.block_on(crate::http::serve(listen, config)).map_err(|e| format!("{listen}: {e}"))?;
+            runtime
+                .block_on(crate::http::serve(listen, config))
+                .map_err(|e| format!("{listen}: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Config { engine } => {
             let engine = engine.engine()?;
-            println!("{}", serde_json::to_string_pretty(engine.config()).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(engine.config()).unwrap_or_default()
+            );
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -108,7 +108,10 @@ impl Default for Limits {
 
 impl Default for RuntimeConfig {
     fn default() -> Self {
-        Self { defaults: StyleDefaults::default(), limits: Limits::default() }
+        Self {
+            defaults: StyleDefaults::default(),
+            limits: Limits::default(),
+        }
     }
 }
 

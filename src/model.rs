@@ -559,8 +559,14 @@ pub struct TableElement {
 }
 
 /// Fields older table payloads used; named in the error that refuses them.
-pub const DEPRECATED_TABLE_FIELDS: &[&str] =
-    &["data", "layout", "theme", "row_headers", "corner", "style_overrides"];
+pub const DEPRECATED_TABLE_FIELDS: &[&str] = &[
+    "data",
+    "layout",
+    "theme",
+    "row_headers",
+    "corner",
+    "style_overrides",
+];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -741,7 +747,12 @@ impl Page {
     /// The body content box (x, y, width, height) in page mm; the whole page without a margin.
     pub fn content_box(&self) -> Rect {
         let m = self.margin.unwrap_or_default();
-        Rect { x: m.left, y: m.top, w: self.width - m.left - m.right, h: self.height - m.top - m.bottom }
+        Rect {
+            x: m.left,
+            y: m.top,
+            w: self.width - m.left - m.right,
+            h: self.height - m.top - m.bottom,
+        }
     }
 }
 

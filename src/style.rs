@@ -4,8 +4,8 @@
 
 use crate::config::StyleDefaults;
 use crate::model::{
-    Dash, DashPreset, FillRule, FillStyle, FontWeight, LineCap, LineJoin, StrokeStyle,
-    TextAlign, TextOverflow, TextStyle, VerticalAlign,
+    Dash, DashPreset, FillRule, FillStyle, FontWeight, LineCap, LineJoin, StrokeStyle, TextAlign,
+    TextOverflow, TextStyle, VerticalAlign,
 };
 
 /// An sRGB colour.
@@ -39,7 +39,9 @@ impl Rgb {
 
 /// Parses a colour that validation already accepted; black otherwise.
 fn colour_or(text: Option<&str>, fallback: &str) -> Rgb {
-    text.and_then(Rgb::parse).or_else(|| Rgb::parse(fallback)).unwrap_or(Rgb::BLACK)
+    text.and_then(Rgb::parse)
+        .or_else(|| Rgb::parse(fallback))
+        .unwrap_or(Rgb::BLACK)
 }
 
 /// Maps a font weight to its numeric value, or `None` when it is not valid.
@@ -82,8 +84,19 @@ pub fn merge_text(layers: &[Option<&TextStyle>]) -> TextStyle {
             ($($f:ident),*) => { $( if layer.$f.is_some() { out.$f = layer.$f.clone(); } )* };
         }
         take!(
-            font_family, font_size, font_weight, color, text_align, vertical_align, line_height,
-            width, height, text_overflow, shrink_to_fit, min_font_size, link
+            font_family,
+            font_size,
+            font_weight,
+            color,
+            text_align,
+            vertical_align,
+            line_height,
+            width,
+            height,
+            text_overflow,
+            shrink_to_fit,
+            min_font_size,
+            link
         );
     }
     out
@@ -92,9 +105,16 @@ pub fn merge_text(layers: &[Option<&TextStyle>]) -> TextStyle {
 /// Resolves a merged text style against the system defaults.
 pub fn resolve_text(style: &TextStyle, sys: &StyleDefaults) -> ResolvedText {
     ResolvedText {
-        family: style.font_family.clone().unwrap_or_else(|| sys.font_family.clone()),
+        family: style
+            .font_family
+            .clone()
+            .unwrap_or_else(|| sys.font_family.clone()),
         size: style.font_size.unwrap_or(sys.font_size),
-        weight: style.font_weight.as_ref().and_then(weight_value).unwrap_or(400),
+        weight: style
+            .font_weight
+            .as_ref()
+            .and_then(weight_value)
+            .unwrap_or(400),
         color: colour_or(style.color.as_deref(), &sys.text_color),
         align: style.text_align.unwrap_or(TextAlign::Left),
         valign: style.vertical_align.unwrap_or(VerticalAlign::Top),
@@ -124,7 +144,10 @@ pub struct ResolvedStroke {
 }
 
 /// Merges the element stroke over `settings.defaults.stroke`, field by field.
-pub fn merge_stroke(element: Option<&StrokeStyle>, defaults: Option<&StrokeStyle>) -> Option<StrokeStyle> {
+pub fn merge_stroke(
+    element: Option<&StrokeStyle>,
+    defaults: Option<&StrokeStyle>,
+) -> Option<StrokeStyle> {
     match (element, defaults) {
         (None, None) => None,
         (Some(e), None) => Some(e.clone()),
@@ -143,7 +166,11 @@ pub fn merge_stroke(element: Option<&StrokeStyle>, defaults: Option<&StrokeStyle
 }
 
 /// Resolves a (merged) stroke; `default_width` depends on the element kind.
-pub fn resolve_stroke(stroke: Option<&StrokeStyle>, default_width: f64, sys: &StyleDefaults) -> ResolvedStroke {
+pub fn resolve_stroke(
+    stroke: Option<&StrokeStyle>,
+    default_width: f64,
+    sys: &StyleDefaults,
+) -> ResolvedStroke {
     let s = stroke.cloned().unwrap_or_default();
     let width = s.width.unwrap_or(default_width);
     ResolvedStroke {
@@ -162,7 +189,11 @@ pub fn resolve_stroke(stroke: Option<&StrokeStyle>, default_width: f64, sys: &St
 fn dash_lengths(dash: &Dash, width: f64) -> Option<(Vec<f64>, f64)> {
     let phase = dash.phase.unwrap_or(0.0);
     let unit = width.max(0.1);
-    match dash.preset.unwrap_or(if dash.pattern.is_some() { DashPreset::Custom } else { DashPreset::Solid }) {
+    match dash.preset.unwrap_or(if dash.pattern.is_some() {
+        DashPreset::Custom
+    } else {
+        DashPreset::Solid
+    }) {
         DashPreset::Solid => None,
         DashPreset::Dashed => Some((vec![3.0 * unit, 2.0 * unit], phase)),
         DashPreset::Dotted => Some((vec![unit, unit], phase)),
@@ -218,8 +249,15 @@ mod tests {
 
     #[test]
     fn later_text_layers_win_field_by_field() {
-        let base = TextStyle { font_size: Some(8.0), color: Some("#ff0000".into()), ..Default::default() };
-        let top = TextStyle { font_size: Some(12.0), ..Default::default() };
+        let base = TextStyle {
+            font_size: Some(8.0),
+            color: Some("#ff0000".into()),
+            ..Default::default()
+        };
+        let top = TextStyle {
+            font_size: Some(12.0),
+            ..Default::default()
+        };
         let merged = merge_text(&[Some(&base), Some(&top)]);
         assert_eq!(merged.font_size, Some(12.0));
         assert_eq!(merged.color.as_deref(), Some("#ff0000"));
@@ -227,7 +265,11 @@ mod tests {
 
     #[test]
     fn dash_presets_scale_with_width() {
-        let dash = Dash { preset: Some(DashPreset::Dashed), pattern: None, phase: None };
+        let dash = Dash {
+            preset: Some(DashPreset::Dashed),
+            pattern: None,
+            phase: None,
+        };
         assert_eq!(dash_lengths(&dash, 0.5), Some((vec![1.5, 1.0], 0.0)));
     }
 }

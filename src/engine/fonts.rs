@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use typst::foundations::Bytes;
 use typst::text::{Font, FontBook, FontInfo};
 use typst::utils::LazyHash;
-use typst::foundations::Bytes;
 use typst_kit::fonts::FontStore;
 
 /// The embedded default family.
@@ -59,14 +59,21 @@ impl Fonts {
 
     /// Families available, sorted, for runtime-config and error messages.
     pub fn families(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.book().families().map(|(name, _)| name.to_string()).collect();
+        let mut names: Vec<String> = self
+            .book()
+            .families()
+            .map(|(name, _)| name.to_string())
+            .collect();
         names.sort();
         names.dedup();
         names
     }
 
     fn info(&self, family: &str) -> Option<&FontInfo> {
-        self.book().select_family(&family.to_lowercase()).next().and_then(|i| self.book().info(i))
+        self.book()
+            .select_family(&family.to_lowercase())
+            .next()
+            .and_then(|i| self.book().info(i))
     }
 }
 
@@ -84,10 +91,14 @@ impl crate::validate::FontCatalog for Fonts {
         book.select(&family.to_lowercase(), variant)
             .and_then(|i| self.font(i))
             .map(|f| {
-                f.instantiate(variant, typst::layout::Abs::pt(10.0), &typst::text::FontVariations::default())
-                    .metrics()
-                    .ascender
-                    .get()
+                f.instantiate(
+                    variant,
+                    typst::layout::Abs::pt(10.0),
+                    &typst::text::FontVariations::default(),
+                )
+                .metrics()
+                .ascender
+                .get()
             })
             .unwrap_or(0.928)
     }

@@ -52,8 +52,16 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(config: RuntimeConfig, fonts: &FontOptions, resources: Option<ResourceDir>) -> Engine {
-        Engine { config, fonts: Arc::new(Fonts::load(fonts)), resources }
+    pub fn new(
+        config: RuntimeConfig,
+        fonts: &FontOptions,
+        resources: Option<ResourceDir>,
+    ) -> Engine {
+        Engine {
+            config,
+            fonts: Arc::new(Fonts::load(fonts)),
+            resources,
+        }
     }
 
     pub fn config(&self) -> &RuntimeConfig {
@@ -65,7 +73,11 @@ impl Engine {
     }
 
     fn environment(&self) -> Environment<'_> {
-        Environment { config: &self.config, fonts: self.fonts.as_ref(), resources: self.resources.as_ref() }
+        Environment {
+            config: &self.config,
+            fonts: self.fonts.as_ref(),
+            resources: self.resources.as_ref(),
+        }
     }
 
     /// Parses and validates a request body.
@@ -89,33 +101,58 @@ impl Engine {
         let now = clock();
         let lowered = self.lower(doc)?;
         let sheets = lowered.sheets;
-        let profile = doc.settings.profile.as_deref().and_then(crate::pdf::Profile::parse);
+        let profile = doc
+            .settings
+            .profile
+            .as_deref()
+            .and_then(crate::pdf::Profile::parse);
         let meta = doc.settings.metadata.clone().unwrap_or_default();
         let export = Export {
             profile,
             // Tags make big documents ~12x larger and slower: only when needed or asked.
-            tagged: profile.is_some_and(|p| p.requires_tags()) || doc.settings.tagged.unwrap_or(false),
+            tagged: profile.is_some_and(|p| p.requires_tags())
+                || doc.settings.tagged.unwrap_or(false),
             creator: meta.creator.clone().unwrap_or_else(|| PRODUCER.to_string()),
-            producer: meta.producer.clone().unwrap_or_else(|| PRODUCER.to_string()),
+            producer: meta
+                .producer
+                .clone()
+                .unwrap_or_else(|| PRODUCER.to_string()),
         };
         let pdf = self.compile(lowered.source, lowered.images, &export, now)?;
-        Ok(Rendered { pdf, sheets, file_name: crate::pdf::output::file_name(&doc.settings, now) })
+        Ok(Rendered {
+            pdf,
+            sheets,
+            file_name: crate::pdf::output::file_name(&doc.settings, now),
+        })
     }
 
     /// Compiles any Typst source with this engine's fonts (benchmarks use it
     /// for the hand-written baseline).
     pub fn render_typst(&self, source: String) -> Result<Vec<u8>, RenderError> {
-        let export = Export { profile: None, tagged: false, creator: PRODUCER.into(), producer: PRODUCER.into() };
+        let export = Export {
+            profile: None,
+            tagged: false,
+            creator: PRODUCER.into(),
+            producer: PRODUCER.into(),
+        };
         self.compile(source, Vec::new(), &export, clock())
     }
 
-    fn compile(&self, source: String, images: Vec<Arc<Vec<u8>>>, export: &Export, now: OffsetDateTime) -> Result<Vec<u8>, RenderError> {
+    fn compile(
+        &self,
+        source: String,
+        images: Vec<Arc<Vec<u8>>>,
+        export: &Export,
+        now: OffsetDateTime,
+    ) -> Result<Vec<u8>, RenderError> {
         let today = to_datetime(now);
         let world = RenderWorld::new(self.fonts.clone(), source, images, today);
         let compiled = typst::compile::<PagedDocument>(&world).output;
-        let document = compiled.map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
+        let document =
+            compiled.map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
         let standards = match export.profile {
-            Some(p) => PdfStandards::new(&[p.standard()]).map_err(|e| RenderError::Compile(e.message().to_string()))?,
+            Some(p) => PdfStandards::new(&[p.standard()])
+                .map_err(|e| RenderError::Compile(e.message().to_string()))?,
             None => PdfStandards::default(),
         };
         let options = PdfOptions {
@@ -127,7 +164,8 @@ impl Engine {
             tagged: export.tagged,
             pretty: false,
         };
-        let pdf = typst_pdf::pdf(&document, &options).map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
+        let pdf = typst_pdf::pdf(&document, &options)
+            .map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
         drop(document);
         memory::after_render();
         crate::pdf::set_producer(pdf, &export.producer).map_err(RenderError::Compile)
@@ -152,8 +190,15 @@ pub fn clock() -> OffsetDateTime {
 }
 
 fn to_datetime(t: OffsetDateTime) -> Datetime {
-    Datetime::from_ymd_hms(t.year(), t.month() as u8, t.day(), t.hour(), t.minute(), t.second())
-        .unwrap_or_else(|| Datetime::from_ymd(2000, 1, 1).expect("valid date"))
+    Datetime::from_ymd_hms(
+        t.year(),
+        t.month() as u8,
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+    )
+    .unwrap_or_else(|| Datetime::from_ymd(2000, 1, 1).expect("valid date"))
 }
 
 /// Typst diagnostics as one line each, with the generated line they point at.

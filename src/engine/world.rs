@@ -26,8 +26,12 @@ static MAIN_ID: LazyLock<FileId> = LazyLock::new(|| virtual_id("/main.typ"));
 
 /// The prelude as one Source for the whole process: unchanged text and id let
 /// comemo reuse its parse and evaluation in every render.
-static PRELUDE: LazyLock<Source> =
-    LazyLock::new(|| Source::new(virtual_id("/prelude.typ"), crate::lower::PRELUDE.to_string()));
+static PRELUDE: LazyLock<Source> = LazyLock::new(|| {
+    Source::new(
+        virtual_id("/prelude.typ"),
+        crate::lower::PRELUDE.to_string(),
+    )
+});
 
 /// Interned ids of `/img/{n}`, created on first use and reused forever.
 fn image_id(index: usize) -> FileId {
@@ -40,6 +44,15 @@ fn image_id(index: usize) -> FileId {
     ids[index]
 }
 
+/// Image bytes shared with the lowered document, not copied.
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 /// Everything one compile reads.
 pub struct RenderWorld {
     fonts: Arc<Fonts>,
@@ -49,9 +62,19 @@ pub struct RenderWorld {
 }
 
 impl RenderWorld {
-    pub fn new(fonts: Arc<Fonts>, source: String, images: Vec<Arc<Vec<u8>>>, today: Datetime) -> Self {
-        let images = images.into_iter().map(|b| Bytes::new(b.as_ref().clone())).collect();
-        Self { fonts, main: Source::new(*MAIN_ID, source), images, today }
+    pub fn new(
+        fonts: Arc<Fonts>,
+        source: String,
+        images: Vec<Arc<Vec<u8>>>,
+        today: Datetime,
+    ) -> Self {
+        let images = images.into_iter().map(|b| Bytes::new(Shared(b))).collect();
+        Self {
+            fonts,
+            main: Source::new(*MAIN_ID, source),
+            images,
+            today,
+        }
     }
 
     pub fn main_source(&self) -> &Source {

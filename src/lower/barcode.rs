@@ -18,10 +18,20 @@ const HRT_FONT_SIZE: f64 = 8.0;
 /// Validation hook: encodes the symbol (kept for drawing) and fits it into
 /// its box, so bad content, options or sizes are API-002. Returns the
 /// offending field (relative to the element) and a message.
-pub fn check(b: &BarcodeElement, settings: &Settings, sys: &StyleDefaults) -> Result<(), (Option<String>, String)> {
+pub fn check(
+    b: &BarcodeElement,
+    settings: &Settings,
+    sys: &StyleDefaults,
+) -> Result<(), (Option<String>, String)> {
     let symbol = encode(b)?;
-    let hrt_height = hrt_style(settings, sys, b).as_ref().map_or(0.0, hrt_line_height);
-    let field = if b.options.as_ref().is_some_and(|o| o.bar_width.is_some()) { "options.bar_width" } else { "width" };
+    let hrt_height = hrt_style(settings, sys, b)
+        .as_ref()
+        .map_or(0.0, hrt_line_height);
+    let field = if b.options.as_ref().is_some_and(|o| o.bar_width.is_some()) {
+        "options.bar_width"
+    } else {
+        "width"
+    };
     layout(b, &symbol, settings.print_dpi, hrt_height).map_err(|e| (Some(field.into()), e))?;
     Ok(())
 }
@@ -31,7 +41,10 @@ fn encode(b: &BarcodeElement) -> Result<Arc<Symbol>, (Option<String>, String)> {
     if let Some(symbol) = b.symbol.get() {
         return Ok(symbol.clone());
     }
-    let symbology: Symbology = b.format.parse().map_err(|e: crate::barcode::BarcodeError| (Some("format".into()), e.to_string()))?;
+    let symbology: Symbology = b
+        .format
+        .parse()
+        .map_err(|e: crate::barcode::BarcodeError| (Some("format".into()), e.to_string()))?;
     let extra = b.options.as_ref().map(|o| &o.symbology);
     let mut pairs: Vec<(String, String)> = Vec::new();
     for (key, value) in extra.into_iter().flatten() {
@@ -45,13 +58,24 @@ fn encode(b: &BarcodeElement) -> Result<Arc<Symbol>, (Option<String>, String)> {
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Number(n) => n.to_string(),
             serde_json::Value::Bool(v) => v.to_string(),
-            _ => return Err((Some(format!("options.{key}")), "must be a string, number or boolean".into())),
+            _ => {
+                return Err((
+                    Some(format!("options.{key}")),
+                    "must be a string, number or boolean".into(),
+                ))
+            }
         };
         pairs.push((key.clone(), text));
     }
-    let options = Options::from_pairs(symbology, pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .map_err(|e| (Some("options".into()), e.to_string()))?;
-    let symbol = Arc::new(crate::barcode::encode(symbology, &b.content, &options).map_err(|e| (None, e.to_string()))?);
+    let options = Options::from_pairs(
+        symbology,
+        pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )
+    .map_err(|e| (Some("options".into()), e.to_string()))?;
+    let symbol = Arc::new(
+        crate::barcode::encode(symbology, &b.content, &options)
+            .map_err(|e| (None, e.to_string()))?,
+    );
     let _ = b.symbol.set(symbol.clone());
     Ok(symbol)
 }
@@ -63,7 +87,11 @@ fn module_size(requested: Option<f64>, fits: f64, dpi: Option<f64>) -> f64 {
     match dpi {
         Some(dpi) => {
             let dot = 25.4 / dpi;
-            let dots = if requested.is_some() { (m / dot).round() } else { (m / dot).floor() };
+            let dots = if requested.is_some() {
+                (m / dot).round()
+            } else {
+                (m / dot).floor()
+            };
             dots.max(1.0) * dot
         }
         None => m,
@@ -81,17 +109,29 @@ struct Layout {
 
 /// Fits a symbol into the box: quiet zones on the sides, module size from
 /// `bar_width` or the box, centred. An error when the symbol does not fit.
-fn layout(b: &BarcodeElement, symbol: &Symbol, dpi: Option<f64>, hrt_height: f64) -> Result<Layout, String> {
+fn layout(
+    b: &BarcodeElement,
+    symbol: &Symbol,
+    dpi: Option<f64>,
+    hrt_height: f64,
+) -> Result<Layout, String> {
     let opts = b.options.clone().unwrap_or_default();
     let quiet = opts.quiet_zone.unwrap_or(0.0);
     let (w, h) = (b.width, b.height);
     let (inner_w, inner_h) = (w - 2.0 * quiet, h - 2.0 * quiet);
     let (mw, mh) = match symbol {
         Symbol::Linear { bars } => (bars.len() as f64, 0.0),
-        Symbol::Matrix { .. } => (symbol.width_modules() as f64, symbol.height_modules().unwrap_or(1) as f64),
+        Symbol::Matrix { .. } => (
+            symbol.width_modules() as f64,
+            symbol.height_modules().unwrap_or(1) as f64,
+        ),
         Symbol::Maxi { .. } => (maxi::WIDTH, maxi::HEIGHT),
     };
-    let fits = if mh == 0.0 { inner_w / mw } else { (inner_w / mw).min(inner_h / mh) };
+    let fits = if mh == 0.0 {
+        inner_w / mw
+    } else {
+        (inner_w / mw).min(inner_h / mh)
+    };
     let module = module_size(opts.bar_width, fits, dpi);
     let (sw, sh) = (module * mw, module * mh);
     if sw > inner_w + 1e-6 || sh > inner_h + 1e-6 || module <= 0.0 {
@@ -102,7 +142,12 @@ fn layout(b: &BarcodeElement, symbol: &Symbol, dpi: Option<f64>, hrt_height: f64
     if mh == 0.0 && h - hrt_height <= 0.0 {
         return Err("the human-readable text leaves no height for the bars".into());
     }
-    Ok(Layout { module, x0: (w - sw) / 2.0, y0: (h - sh) / 2.0, bar_height: h - hrt_height })
+    Ok(Layout {
+        module,
+        x0: (w - sw) / 2.0,
+        y0: (h - sh) / 2.0,
+        bar_height: h - hrt_height,
+    })
 }
 
 /// The symbol as Typst content of exactly the element's (unrotated) box.
@@ -115,11 +160,18 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
         Some(s) => s.clone(),
         None => {
             encode(b).map_err(|e| e.1)?;
-            b.symbol.get().cloned().ok_or("the symbol could not be encoded")?
+            b.symbol
+                .get()
+                .cloned()
+                .ok_or("the symbol could not be encoded")?
         }
     };
     let opts = b.options.clone().unwrap_or_default();
-    let fg = opts.color.as_deref().and_then(Rgb::parse).unwrap_or(Rgb::BLACK);
+    let fg = opts
+        .color
+        .as_deref()
+        .and_then(Rgb::parse)
+        .unwrap_or(Rgb::BLACK);
     let bg = opts.background_color.as_deref().and_then(Rgb::parse);
     let hrt = hrt_style(&ctx.doc.settings, &ctx.config.defaults, b);
     let hrt_height = hrt.as_ref().map_or(0.0, hrt_line_height);
@@ -131,21 +183,47 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
         num(w), num(h), num(w), num(h)
     );
     if let Some(c) = bg {
-        let _ = write!(svg, "<rect width=\"{}\" height=\"{}\" fill=\"{}\"/>", num(w), num(h), c.hex());
+        let _ = write!(
+            svg,
+            "<rect width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+            num(w),
+            num(h),
+            c.hex()
+        );
     }
-    let _ = write!(svg, "<path fill=\"{}\" d=\"", fg.hex());
+    // Dark runs in whole module units, scaled by one transform: short, exact,
+    // and integers are cheap to write.
     match symbol.as_ref() {
         Symbol::Linear { .. } => {
+            let _ = write!(
+                svg,
+                "<path fill=\"{}\" transform=\"translate({} 0) scale({} {})\" d=\"",
+                fg.hex(),
+                num(at.x0),
+                num(m),
+                num(at.bar_height)
+            );
             for r in symbol.dark_runs() {
-                rect_path(&mut svg, at.x0 + r.x as f64 * m, 0.0, r.w as f64 * m, at.bar_height);
+                let _ = write!(svg, "M{} 0h{}v1h-{}z", r.x, r.w, r.w);
             }
         }
         Symbol::Matrix { .. } => {
+            let _ = write!(
+                svg,
+                "<path fill=\"{}\" transform=\"translate({} {}) scale({})\" d=\"",
+                fg.hex(),
+                num(at.x0),
+                num(at.y0),
+                num(m)
+            );
             for r in symbol.dark_runs() {
-                rect_path(&mut svg, at.x0 + r.x as f64 * m, at.y0 + r.y as f64 * m, r.w as f64 * m, r.h as f64 * m);
+                let _ = write!(svg, "M{} {}h{}v{}h-{}z", r.x, r.y, r.w, r.h, r.w);
             }
         }
-        Symbol::Maxi { .. } => hex_paths(&mut svg, &symbol, at.x0, at.y0, m),
+        Symbol::Maxi { .. } => {
+            let _ = write!(svg, "<path fill=\"{}\" d=\"", fg.hex());
+            hex_paths(&mut svg, &symbol, at.x0, at.y0, m);
+        }
     }
     svg.push_str("\"/>");
     if let Symbol::Maxi { .. } = symbol.as_ref() {
@@ -161,18 +239,34 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
     svg.push_str("</svg>");
     let index = ctx.images.len();
     ctx.images.push(Arc::new(svg.into_bytes()));
-    let mut parts = format!("place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\"))", mm(w), mm(h));
+    let mut parts = format!(
+        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\"))",
+        mm(w),
+        mm(h)
+    );
     if let Some(style) = hrt {
-        let content = b.hrt.as_ref().and_then(|h| h.content.clone()).unwrap_or_else(|| b.content.clone());
-        let runs = vec![Run::Text { text: content.replace(['\n', '\r'], " "), bold: false, large: false }];
-        let _ = write!(parts, "; place(dx: 0mm, dy: {}, {})", mm(at.bar_height), ctx.text_body(&runs, &style));
+        let content = b
+            .hrt
+            .as_ref()
+            .and_then(|h| h.content.clone())
+            .unwrap_or_else(|| b.content.clone());
+        let runs = vec![Run::Text {
+            text: content.replace(['\n', '\r'], " "),
+            bold: false,
+            large: false,
+        }];
+        let _ = write!(
+            parts,
+            "; place(dx: 0mm, dy: {}, {})",
+            mm(at.bar_height),
+            ctx.text_body(&runs, &style)
+        );
     }
-    Ok(format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h)))
-}
-
-/// A rectangle subpath (mm).
-fn rect_path(d: &mut String, x: f64, y: f64, w: f64, h: f64) {
-    let _ = write!(d, "M{} {}h{}v{}h{}z", num(x), num(y), num(w), num(h), num(-w));
+    Ok(format!(
+        "box(width: {}, height: {}, {{ {parts} }})",
+        mm(w),
+        mm(h)
+    ))
 }
 
 /// MaxiCode's dark hexagons (pointy-top, as the SVG renderer draws them) as subpaths.

@@ -26,9 +26,19 @@ struct Placed {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn element(&mut self, path: &str, element: &Element, frame: &Frame) -> Result<(), LowerError> {
+    pub(crate) fn element(
+        &mut self,
+        path: &str,
+        element: &Element,
+        frame: &Frame,
+    ) -> Result<(), LowerError> {
         let (placed, link) = match element {
-            Element::Text(t) => (self.text(t, frame), t.link.as_ref().or(t.style.as_ref().and_then(|s| s.link.as_ref()))),
+            Element::Text(t) => (
+                self.text(t, frame),
+                t.link
+                    .as_ref()
+                    .or(t.style.as_ref().and_then(|s| s.link.as_ref())),
+            ),
             Element::Rect(r) => (self.rect(r, frame), r.link.as_ref()),
             Element::Circle(c) => (self.circle(c, frame), c.link.as_ref()),
             Element::Ellipse(e) => (self.ellipse(e, frame), e.link.as_ref()),
@@ -39,8 +49,21 @@ impl Ctx<'_> {
             Element::Link(l) => {
                 let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
                 let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
-                let spec = LinkSpec { target: l.target.clone(), alt: l.alt.clone(), padding: l.padding, border: l.border.clone() };
-                self.emit(Placed { x, y: frame.origin.1 + l.y, body, unbounded: false }, Some(&spec));
+                let spec = LinkSpec {
+                    target: l.target.clone(),
+                    alt: l.alt.clone(),
+                    padding: l.padding,
+                    border: l.border.clone(),
+                };
+                self.emit(
+                    Placed {
+                        x,
+                        y: frame.origin.1 + l.y,
+                        body,
+                        unbounded: false,
+                    },
+                    Some(&spec),
+                );
                 return Ok(());
             }
             Element::Table(_) | Element::Stack(_) => {
@@ -56,31 +79,57 @@ impl Ctx<'_> {
 
     /// Writes `place(...)`, wrapping the body in its link when it has one.
     fn emit(&mut self, placed: Placed, link: Option<&LinkSpec>) {
-        let Placed { mut x, mut y, mut body, unbounded } = placed;
+        let Placed {
+            mut x,
+            mut y,
+            mut body,
+            unbounded,
+        } = placed;
         if let Some(spec) = link {
             let pad = spec.padding.unwrap_or(0.0);
             let stroke = match &spec.border {
                 Some(b) if b.width.unwrap_or(0.0) > 0.0 => {
-                    let c = b.color.as_deref().and_then(Rgb::parse).unwrap_or(Rgb::BLACK);
-                    format!(", stroke: {} + {}", mm(b.width.unwrap_or(0.0)), ty::colour(c, 1.0))
+                    let c = b
+                        .color
+                        .as_deref()
+                        .and_then(Rgb::parse)
+                        .unwrap_or(Rgb::BLACK);
+                    format!(
+                        ", stroke: {} + {}",
+                        mm(b.width.unwrap_or(0.0)),
+                        ty::colour(c, 1.0)
+                    )
                 }
                 _ => String::new(),
             };
-            body = format!("link({}, box(inset: {}{stroke}, {body}))", self.destination(&spec.target), mm(pad));
+            body = format!(
+                "link({}, box(inset: {}{stroke}, {body}))",
+                self.destination(&spec.target),
+                mm(pad)
+            );
             x -= pad;
             y -= pad;
         }
         if unbounded {
             body = format!("block(width: {}, {body})", mm(UNBOUNDED_WIDTH_MM));
         }
-        let _ = writeln!(self.out, "place(top + left, dx: {}, dy: {}, {body})", mm(x), mm(y));
+        let _ = writeln!(
+            self.out,
+            "place(top + left, dx: {}, dy: {}, {body})",
+            mm(x),
+            mm(y)
+        );
     }
 
     fn destination(&self, target: &LinkTarget) -> String {
         match target {
             LinkTarget::Url { url } => ty::string(url.trim()),
             LinkTarget::Page { page, x, y } => {
-                let sheet = self.first_sheet.get((*page - 1) as usize).copied().unwrap_or(1);
+                let sheet = self
+                    .first_sheet
+                    .get((*page - 1) as usize)
+                    .copied()
+                    .unwrap_or(1);
                 format!(
                     "(page: {sheet}, x: {}, y: {} + {})",
                     mm(*x),
@@ -92,8 +141,16 @@ impl Ctx<'_> {
     }
 
     fn text_style(&self, t: &TextElement) -> ResolvedText {
-        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
-        resolve_text(&merge_text(&[defaults, t.style.as_ref()]), &self.config.defaults)
+        let defaults = self
+            .doc
+            .settings
+            .defaults
+            .as_ref()
+            .and_then(|d| d.text.as_ref());
+        resolve_text(
+            &merge_text(&[defaults, t.style.as_ref()]),
+            &self.config.defaults,
+        )
     }
 
     fn text(&mut self, t: &TextElement, frame: &Frame) -> Placed {
@@ -104,7 +161,12 @@ impl Ctx<'_> {
         let content = self.substitute(&t.content);
         let runs = parse_rich_text(&content).unwrap_or_default();
         let body = rotate(self.text_body(&runs, &style), t.rotation);
-        Placed { x, y: frame.origin.1 + t.y, body, unbounded: style.width.is_none() }
+        Placed {
+            x,
+            y: frame.origin.1 + t.y,
+            body,
+            unbounded: style.width.is_none(),
+        }
     }
 
     /// A text box for resolved style and runs (also used for barcode HRT).
@@ -112,15 +174,27 @@ impl Ctx<'_> {
         let ascender = self.fonts.ascender(&style.family, style.weight);
         // The line box: ascender above the baseline, the rest of line_height below.
         let bottom = num(-(style.line_height - ascender));
-        let mut set = format!("weight: {}, fill: {}", style.weight, ty::colour(style.color, 1.0));
+        let mut set = format!(
+            "weight: {}, fill: {}",
+            style.weight,
+            ty::colour(style.color, 1.0)
+        );
         if style.family != self.config.defaults.font_family {
             let _ = write!(set, ", font: ({},)", ty::string(&style.family));
         }
         if style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis {
-            return format!("{{ set text({set}); lp-text({}, {}) }}", runs_array(runs), self.fitting_args(style, &bottom));
+            return format!(
+                "{{ set text({set}); lp-text({}, {}) }}",
+                runs_array(runs),
+                self.fitting_args(style, &bottom)
+            );
         }
         // Everything else is plain content: no function call, no measuring.
-        let _ = write!(set, ", size: {}, bottom-edge: {bottom}em", ty::pt(style.size));
+        let _ = write!(
+            set,
+            ", size: {}, bottom-edge: {bottom}em",
+            ty::pt(style.size)
+        );
         let mut body = runs_content(runs);
         let mut pre = String::new();
         if let Some(w) = style.width {
@@ -190,12 +264,26 @@ impl Ctx<'_> {
     }
 
     fn shape_stroke(&self, stroke: Option<&StrokeStyle>, default_width: f64) -> ResolvedStroke {
-        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.stroke.as_ref());
-        resolve_stroke(merge_stroke(stroke, defaults).as_ref(), default_width, &self.config.defaults)
+        let defaults = self
+            .doc
+            .settings
+            .defaults
+            .as_ref()
+            .and_then(|d| d.stroke.as_ref());
+        resolve_stroke(
+            merge_stroke(stroke, defaults).as_ref(),
+            default_width,
+            &self.config.defaults,
+        )
     }
 
     fn shape_fill(&self, fill: Option<&FillStyle>) -> Option<ResolvedFill> {
-        let defaults = self.doc.settings.defaults.as_ref().and_then(|d| d.fill.as_ref());
+        let defaults = self
+            .doc
+            .settings
+            .defaults
+            .as_ref()
+            .and_then(|d| d.fill.as_ref());
         resolve_fill(merge_fill(fill, defaults).as_ref())
     }
 
@@ -204,7 +292,14 @@ impl Ctx<'_> {
         let fill = self.shape_fill(r.fill.as_ref());
         let radius = r
             .corner_radius
-            .or_else(|| self.doc.settings.defaults.as_ref().and_then(|d| d.shape.as_ref()).and_then(|s| s.corner_radius))
+            .or_else(|| {
+                self.doc
+                    .settings
+                    .defaults
+                    .as_ref()
+                    .and_then(|d| d.shape.as_ref())
+                    .and_then(|s| s.corner_radius)
+            })
             .unwrap_or(self.config.defaults.corner_radius);
         let (bw, _) = rotated_size(r.width, r.height, r.rotation);
         let body = format!(
@@ -215,14 +310,29 @@ impl Ctx<'_> {
             ty::fill(fill.as_ref()),
             ty::stroke(&stroke)
         );
-        Placed { x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + r.y, body: rotate(body, r.rotation), unbounded: false }
+        Placed {
+            x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame),
+            y: frame.origin.1 + r.y,
+            body: rotate(body, r.rotation),
+            unbounded: false,
+        }
     }
 
     fn circle(&mut self, c: &CircleElement, frame: &Frame) -> Placed {
         let stroke = self.shape_stroke(c.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(c.fill.as_ref());
-        let body = format!("circle(radius: {}, fill: {}, stroke: {})", mm(c.r), ty::fill(fill.as_ref()), ty::stroke(&stroke));
-        Placed { x: frame.origin.0 + c.cx - c.r, y: frame.origin.1 + c.cy - c.r, body, unbounded: false }
+        let body = format!(
+            "circle(radius: {}, fill: {}, stroke: {})",
+            mm(c.r),
+            ty::fill(fill.as_ref()),
+            ty::stroke(&stroke)
+        );
+        Placed {
+            x: frame.origin.0 + c.cx - c.r,
+            y: frame.origin.1 + c.cy - c.r,
+            body,
+            unbounded: false,
+        }
     }
 
     fn ellipse(&mut self, e: &EllipseElement, frame: &Frame) -> Placed {
@@ -237,14 +347,23 @@ impl Ctx<'_> {
             ty::fill(fill.as_ref()),
             ty::stroke(&stroke)
         );
-        Placed { x: frame.origin.0 + e.cx - rx, y: frame.origin.1 + e.cy - ry, body, unbounded: false }
+        Placed {
+            x: frame.origin.0 + e.cx - rx,
+            y: frame.origin.1 + e.cy - ry,
+            body,
+            unbounded: false,
+        }
     }
 
     fn polygon(&mut self, p: &PolygonElement, frame: &Frame) -> Placed {
         let stroke = self.shape_stroke(p.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(p.fill.as_ref());
         let (x0, y0, w, h) = bounds(p.points.iter().map(|p| (p.x, p.y)));
-        let points: Vec<String> = p.points.iter().map(|pt| format!("({}, {})", mm(pt.x - x0), mm(pt.y - y0))).collect();
+        let points: Vec<String> = p
+            .points
+            .iter()
+            .map(|pt| format!("({}, {})", mm(pt.x - x0), mm(pt.y - y0)))
+            .collect();
         let body = format!(
             "box(width: {}, height: {}, place(polygon(fill: {}, fill-rule: {}, stroke: {}, {})))",
             mm(w),
@@ -254,7 +373,12 @@ impl Ctx<'_> {
             ty::stroke(&stroke),
             points.join(", ")
         );
-        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body, unbounded: false }
+        Placed {
+            x: frame.origin.0 + x0,
+            y: frame.origin.1 + y0,
+            body,
+            unbounded: false,
+        }
     }
 
     fn line(&mut self, l: &LineElement, frame: &Frame) -> Placed {
@@ -262,19 +386,35 @@ impl Ctx<'_> {
         let (x0, y0, w, h) = bounds([(l.x1, l.y1), (l.x2, l.y2)].into_iter());
         let (ax, ay, bx, by) = (l.x1 - x0, l.y1 - y0, l.x2 - x0, l.y2 - y0);
         let len = ((bx - ax).powi(2) + (by - ay).powi(2)).sqrt();
-        let (ux, uy) = if len > 0.0 { ((bx - ax) / len, (by - ay) / len) } else { (1.0, 0.0) };
+        let (ux, uy) = if len > 0.0 {
+            ((bx - ax) / len, (by - ay) / len)
+        } else {
+            (1.0, 0.0)
+        };
         let marker = l.marker.clone().unwrap_or_default();
         let size = marker.size.unwrap_or(self.config.defaults.marker_size);
         let start = marker.start.unwrap_or(MarkerKind::None);
         let end = marker.end.unwrap_or(MarkerKind::None);
         // A filled arrow's tip sits on the end point, so the line stops at its base.
-        let cut = |k: MarkerKind| if k == MarkerKind::Arrow { size.min(len / 2.0) } else { 0.0 };
+        let cut = |k: MarkerKind| {
+            if k == MarkerKind::Arrow {
+                size.min(len / 2.0)
+            } else {
+                0.0
+            }
+        };
         let (sa, sb) = (cut(start), cut(end));
         let (lax, lay) = (ax + ux * sa, ay + uy * sa);
         let (lbx, lby) = (bx - ux * sb, by - uy * sb);
         let mut parts = Vec::new();
         let seg = |x1: f64, y1: f64, x2: f64, y2: f64, s: &str| {
-            format!("place(line(start: ({}, {}), end: ({}, {}), stroke: {s}))", mm(x1), mm(y1), mm(x2), mm(y2))
+            format!(
+                "place(line(start: ({}, {}), end: ({}, {}), stroke: {s}))",
+                mm(x1),
+                mm(y1),
+                mm(x2),
+                mm(y2)
+            )
         };
         match stroke.double_gap {
             Some(gap) => {
@@ -287,14 +427,27 @@ impl Ctx<'_> {
             }
             None => parts.push(seg(lax, lay, lbx, lby, &ty::stroke(&stroke))),
         }
-        let solid = ResolvedStroke { dash: None, ..stroke.clone() };
+        let solid = ResolvedStroke {
+            dash: None,
+            ..stroke.clone()
+        };
         for (kind, px, py, dx, dy) in [(start, ax, ay, -ux, -uy), (end, bx, by, ux, uy)] {
             if let Some(m) = marker_shape(kind, px, py, dx, dy, size, &solid) {
                 parts.push(m);
             }
         }
-        let body = format!("box(width: {}, height: {}, {{ {} }})", mm(w), mm(h), parts.join("; "));
-        Placed { x: frame.origin.0 + x0, y: frame.origin.1 + y0, body, unbounded: false }
+        let body = format!(
+            "box(width: {}, height: {}, {{ {} }})",
+            mm(w),
+            mm(h),
+            parts.join("; ")
+        );
+        Placed {
+            x: frame.origin.0 + x0,
+            y: frame.origin.1 + y0,
+            body,
+            unbounded: false,
+        }
     }
 
     fn image(&mut self, i: &ImageElement, frame: &Frame) -> Placed {
@@ -309,20 +462,42 @@ impl Ctx<'_> {
             ImageFit::Cover => "cover",
             ImageFit::Stretch => "stretch",
         };
-        let alt = i.alt.as_deref().map(|a| format!(", alt: {}", ty::string(a))).unwrap_or_default();
+        let alt = i
+            .alt
+            .as_deref()
+            .map(|a| format!(", alt: {}", ty::string(a)))
+            .unwrap_or_default();
         let body = format!(
             "box(width: {w}, height: {h}, clip: true, align(center + horizon, image(\"/img/{index}\", width: {w}, height: {h}, fit: \"{fit}\"{alt})))",
             w = mm(i.width),
             h = mm(i.height)
         );
         let (bw, _) = rotated_size(i.width, i.height, i.rotation);
-        Placed { x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + i.y, body: rotate(body, i.rotation), unbounded: false }
+        Placed {
+            x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame),
+            y: frame.origin.1 + i.y,
+            body: rotate(body, i.rotation),
+            unbounded: false,
+        }
     }
 
-    fn barcode(&mut self, path: &str, b: &BarcodeElement, frame: &Frame) -> Result<Placed, LowerError> {
-        let body = super::barcode::draw(self, b).map_err(|message| LowerError::Unsupported { path: path.into(), message })?;
+    fn barcode(
+        &mut self,
+        path: &str,
+        b: &BarcodeElement,
+        frame: &Frame,
+    ) -> Result<Placed, LowerError> {
+        let body = super::barcode::draw(self, b).map_err(|message| LowerError::Unsupported {
+            path: path.into(),
+            message,
+        })?;
         let (bw, _) = rotated_size(b.width, b.height, b.rotation);
-        Ok(Placed { x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame), y: frame.origin.1 + b.y, body: rotate(body, b.rotation), unbounded: false })
+        Ok(Placed {
+            x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame),
+            y: frame.origin.1 + b.y,
+            body: rotate(body, b.rotation),
+            unbounded: false,
+        })
     }
 }
 
@@ -340,7 +515,11 @@ fn runs_array(runs: &[Run]) -> String {
     for run in runs {
         match run {
             Run::LineBreak => out.push_str("none, "),
-            Run::Text { text, bold: false, large: false } => {
+            Run::Text {
+                text,
+                bold: false,
+                large: false,
+            } => {
                 let _ = write!(out, "{}, ", ty::string(text));
             }
             Run::Text { text, bold, large } => {
@@ -373,7 +552,10 @@ fn runs_content(runs: &[Run]) -> String {
     match runs {
         [] => "text(\"\")".into(),
         [one] => piece(one),
-        many => format!("{{ {} }}", many.iter().map(piece).collect::<Vec<_>>().join("; ")),
+        many => format!(
+            "{{ {} }}",
+            many.iter().map(piece).collect::<Vec<_>>().join("; ")
+        ),
     }
 }
 
@@ -387,7 +569,12 @@ fn rotate(body: String, rotation: Option<f64>) -> String {
 
 /// (min x, min y, width, height) of points.
 fn bounds(points: impl Iterator<Item = (f64, f64)>) -> (f64, f64, f64, f64) {
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let (mut x0, mut y0, mut x1, mut y1) = (
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    );
     for (x, y) in points {
         x0 = x0.min(x);
         y0 = y0.min(y);
@@ -398,12 +585,23 @@ fn bounds(points: impl Iterator<Item = (f64, f64)>) -> (f64, f64, f64, f64) {
 }
 
 /// A line-end marker at (px, py) pointing along (dx, dy).
-fn marker_shape(kind: MarkerKind, px: f64, py: f64, dx: f64, dy: f64, size: f64, stroke: &ResolvedStroke) -> Option<String> {
+fn marker_shape(
+    kind: MarkerKind,
+    px: f64,
+    py: f64,
+    dx: f64,
+    dy: f64,
+    size: f64,
+    stroke: &ResolvedStroke,
+) -> Option<String> {
     let (nx, ny) = (-dy, dx);
     let half = size / 2.0;
     let pt = |x: f64, y: f64| format!("({}, {})", mm(x), mm(y));
     let base = (px - dx * size, py - dy * size);
-    let wings = [(base.0 + nx * half, base.1 + ny * half), (base.0 - nx * half, base.1 - ny * half)];
+    let wings = [
+        (base.0 + nx * half, base.1 + ny * half),
+        (base.0 - nx * half, base.1 - ny * half),
+    ];
     let paint = ty::colour(stroke.color, stroke.opacity);
     let s = ty::stroke(stroke);
     Some(match kind {

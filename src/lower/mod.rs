@@ -45,7 +45,9 @@ pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
     }
     let region = match parts.next() {
         None => None,
-        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => Some(r.to_ascii_uppercase()),
+        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(r.to_ascii_uppercase())
+        }
         Some(_) => return None,
     };
     if parts.next().is_some() {
@@ -69,7 +71,11 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// Lowers a validated document to Typst source.
-pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Result<Lowered, LowerError> {
+pub fn lower(
+    doc: &Document,
+    config: &RuntimeConfig,
+    fonts: &dyn FontCatalog,
+) -> Result<Lowered, LowerError> {
     let first_sheet: Vec<usize> = (1..=doc.pages.len()).collect();
     let total_sheets = doc.pages.len();
     let mut ctx = Ctx {
@@ -86,13 +92,22 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
     ctx.document_settings();
     for (i, page) in doc.pages.iter().enumerate() {
         ctx.sheet = ctx.first_sheet[i];
-        let _ = writeln!(ctx.out, "#page(width: {}, height: {}, {{", typst::mm(page.width), typst::mm(page.height));
+        let _ = writeln!(
+            ctx.out,
+            "#page(width: {}, height: {}, {{",
+            typst::mm(page.width),
+            typst::mm(page.height)
+        );
         ctx.sections(page.width, page.height)?;
         let frame = Frame::body(page);
         ctx.elements(&format!("pages[{i}].elements"), &page.elements, &frame)?;
         ctx.out.push_str("})\n");
     }
-    Ok(Lowered { source: ctx.out, images: ctx.images, sheets: total_sheets })
+    Ok(Lowered {
+        source: ctx.out,
+        images: ctx.images,
+        sheets: total_sheets,
+    })
 }
 
 impl Ctx<'_> {
@@ -116,7 +131,11 @@ impl Ctx<'_> {
             "font: ({},), size: {}, top-edge: \"ascender\", fill: {}",
             typst::string(family),
             typst::pt(self.config.defaults.font_size),
-            typst::colour(crate::style::Rgb::parse(&self.config.defaults.text_color).unwrap_or(crate::style::Rgb::BLACK), 1.0),
+            typst::colour(
+                crate::style::Rgb::parse(&self.config.defaults.text_color)
+                    .unwrap_or(crate::style::Rgb::BLACK),
+                1.0
+            ),
         );
         if let Some((lang, region)) = meta.language.as_deref().and_then(split_language) {
             let _ = write!(text, ", lang: {}", typst::string(&lang));
@@ -135,14 +154,22 @@ impl Ctx<'_> {
             self.elements("header.elements", &h.elements, &frame)?;
         }
         if let Some(f) = &doc.footer {
-            let frame = Frame { origin: (0.0, page_height - f.height), ..Frame::section(page_width, Zone::Footer) };
+            let frame = Frame {
+                origin: (0.0, page_height - f.height),
+                ..Frame::section(page_width, Zone::Footer)
+            };
             self.elements("footer.elements", &f.elements, &frame)?;
         }
         Ok(())
     }
 
     /// Emits elements in ascending `z_index`, ties in array order.
-    pub(crate) fn elements(&mut self, path: &str, elements: &[Element], frame: &Frame) -> Result<(), LowerError> {
+    pub(crate) fn elements(
+        &mut self,
+        path: &str,
+        elements: &[Element],
+        frame: &Frame,
+    ) -> Result<(), LowerError> {
         let mut order: Vec<usize> = (0..elements.len()).collect();
         order.sort_by_key(|&i| elements[i].z_index());
         for i in order {
@@ -156,7 +183,8 @@ impl Ctx<'_> {
         if !text.contains('{') {
             return text.to_string();
         }
-        text.replace("{page}", &self.sheet.to_string()).replace("{total_pages}", &self.total_sheets.to_string())
+        text.replace("{page}", &self.sheet.to_string())
+            .replace("{total_pages}", &self.total_sheets.to_string())
     }
 }
 
@@ -166,7 +194,10 @@ mod tests {
 
     #[test]
     fn language_codes_split_into_lang_and_region() {
-        assert_eq!(split_language("de-ch"), Some(("de".into(), Some("CH".into()))));
+        assert_eq!(
+            split_language("de-ch"),
+            Some(("de".into(), Some("CH".into())))
+        );
         assert_eq!(split_language("EN"), Some(("en".into(), None)));
         assert_eq!(split_language("english"), None);
         assert_eq!(split_language("de-CH-x"), None);

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::style::{ResolvedFill, ResolvedStroke, Rgb};
 use crate::model::{FillRule, LineCap, LineJoin};
+use crate::style::{ResolvedFill, ResolvedStroke, Rgb};
 
 /// A Typst string literal. Escapes everything that could end the literal.
 pub fn string(text: &str) -> String {
@@ -28,8 +28,36 @@ pub fn string(text: &str) -> String {
 }
 
 /// A number without exponent, at most 4 decimals (0.1 µm in mm).
+///
+/// Integer arithmetic: `format!("{:.4}")` is exact-decimal formatting and cost
+/// more than the rest of lowering together for barcode-heavy labels.
 pub fn num(v: f64) -> String {
-    let v = if v.abs() < 5e-5 { 0.0 } else { v };
+    let scaled = (v * 10_000.0).round();
+    if !scaled.is_finite() || scaled.abs() >= 9e15 {
+        return slow_num(v);
+    }
+    let scaled = scaled as i64;
+    let (int, frac) = (
+        scaled.unsigned_abs() / 10_000,
+        scaled.unsigned_abs() % 10_000,
+    );
+    let mut out = String::with_capacity(12);
+    if scaled < 0 {
+        out.push('-');
+    }
+    let _ = write!(out, "{int}");
+    if frac != 0 {
+        let mut digits = format!("{frac:04}");
+        while digits.ends_with('0') {
+            digits.pop();
+        }
+        out.push('.');
+        out.push_str(&digits);
+    }
+    out
+}
+
+fn slow_num(v: f64) -> String {
     let mut s = format!("{v:.4}");
     if s.contains('.') {
         while s.ends_with('0') {
@@ -94,7 +122,12 @@ pub fn stroke(s: &ResolvedStroke) -> String {
     );
     if let Some((pattern, phase)) = &s.dash {
         let lengths: Vec<String> = pattern.iter().map(|v| mm(*v)).collect();
-        let _ = write!(out, ", dash: (array: ({},), phase: {})", lengths.join(", "), mm(*phase));
+        let _ = write!(
+            out,
+            ", dash: (array: ({},), phase: {})",
+            lengths.join(", "),
+            mm(*phase)
+        );
     }
     out.push(')');
     out
@@ -117,5 +150,9 @@ mod tests {
         assert_eq!(num(12.5), "12.5");
         assert_eq!(num(1e20), "100000000000000000000");
         assert_eq!(num(-3.0), "-3");
+        assert_eq!(num(-0.25), "-0.25");
+        assert_eq!(num(0.00004), "0");
+        assert_eq!(num(2.00005), "2.0001");
+        assert_eq!(num(10.0406), "10.0406");
     }
 }

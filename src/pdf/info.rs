@@ -10,7 +10,10 @@
 pub fn set_producer(pdf: Vec<u8>, producer: &str) -> Result<Vec<u8>, String> {
     let mut edits = Vec::new();
     if let Some(at) = info_dict_end(&pdf) {
-        edits.push(Edit::insert(at, format!("/Producer {}", utf16_hex(producer))));
+        edits.push(Edit::insert(
+            at,
+            format!("/Producer {}", utf16_hex(producer)),
+        ));
     }
     if let Some((at, length_pos, length)) = xmp_insertion(&pdf) {
         let description = format!(
@@ -18,7 +21,11 @@ pub fn set_producer(pdf: Vec<u8>, producer: &str) -> Result<Vec<u8>, String> {
             xml_escape(producer)
         );
         let new_length = (length + description.len()).to_string();
-        edits.push(Edit { at: length_pos, removed: length.to_string().len(), inserted: new_length.into_bytes() });
+        edits.push(Edit {
+            at: length_pos,
+            removed: length.to_string().len(),
+            inserted: new_length.into_bytes(),
+        });
         edits.push(Edit::insert(at, description));
     }
     if edits.is_empty() {
@@ -36,7 +43,11 @@ struct Edit {
 
 impl Edit {
     fn insert(at: usize, text: String) -> Edit {
-        Edit { at, removed: 0, inserted: text.into_bytes() }
+        Edit {
+            at,
+            removed: 0,
+            inserted: text.into_bytes(),
+        }
     }
 }
 
@@ -44,7 +55,11 @@ impl Edit {
 fn info_dict_end(pdf: &[u8]) -> Option<usize> {
     let trailer = rfind(pdf, b"trailer")?;
     let info = find(&pdf[trailer..], b"/Info ")? + trailer + 6;
-    let number: String = pdf[info..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
+    let number: String = pdf[info..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .map(|&b| b as char)
+        .collect();
     let header = format!("\n{number} 0 obj");
     let start = find(pdf, header.as_bytes())?;
     let end = find(&pdf[start..], b"endobj")? + start;
@@ -58,7 +73,11 @@ fn xmp_insertion(pdf: &[u8]) -> Option<(usize, usize, usize)> {
     let stream = rfind(&pdf[..close], b"stream")?;
     let obj = rfind(&pdf[..stream], b" 0 obj")?;
     let length_key = find(&pdf[obj..stream], b"/Length ")? + obj + 8;
-    let digits: String = pdf[length_key..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
+    let digits: String = pdf[length_key..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .map(|&b| b as char)
+        .collect();
     Some((close, length_key, digits.parse().ok()?))
 }
 
@@ -66,7 +85,11 @@ fn xmp_insertion(pdf: &[u8]) -> Option<(usize, usize, usize)> {
 fn apply(pdf: Vec<u8>, mut edits: Vec<Edit>) -> Result<Vec<u8>, String> {
     edits.sort_by_key(|e| e.at);
     let shift = |offset: usize| -> usize {
-        let delta: isize = edits.iter().filter(|e| e.at < offset).map(|e| e.inserted.len() as isize - e.removed as isize).sum();
+        let delta: isize = edits
+            .iter()
+            .filter(|e| e.at < offset)
+            .map(|e| e.inserted.len() as isize - e.removed as isize)
+            .sum();
         (offset as isize + delta) as usize
     };
     let mut out = Vec::with_capacity(pdf.len() + 256);
@@ -83,15 +106,24 @@ fn apply(pdf: Vec<u8>, mut edits: Vec<Edit>) -> Result<Vec<u8>, String> {
     let mut i = xref;
     loop {
         let line_end = find(&out[i..], b"\n").ok_or("truncated xref")? + i;
-        let line = std::str::from_utf8(&out[i..line_end]).map_err(|e| e.to_string())?.trim().to_string();
+        let line = std::str::from_utf8(&out[i..line_end])
+            .map_err(|e| e.to_string())?
+            .trim()
+            .to_string();
         let mut fields = line.split(' ');
-        let (Some(_first), Some(count), None) = (fields.next(), fields.next(), fields.next()) else { break };
+        let (Some(_first), Some(count), None) = (fields.next(), fields.next(), fields.next())
+        else {
+            break;
+        };
         let count: usize = count.parse().map_err(|_| "bad xref subsection")?;
         i = line_end + 1;
         for _ in 0..count {
             let entry = &out[i..i + 20];
             if entry[17] == b'n' {
-                let offset: usize = std::str::from_utf8(&entry[0..10]).map_err(|e| e.to_string())?.parse().map_err(|_| "bad xref entry")?;
+                let offset: usize = std::str::from_utf8(&entry[0..10])
+                    .map_err(|e| e.to_string())?
+                    .parse()
+                    .map_err(|_| "bad xref entry")?;
                 let shifted = format!("{:010}", shift(offset));
                 out[i..i + 10].copy_from_slice(shifted.as_bytes());
             }
@@ -100,18 +132,21 @@ fn apply(pdf: Vec<u8>, mut edits: Vec<Edit>) -> Result<Vec<u8>, String> {
     }
     let sx = rfind(&out, b"startxref\n").ok_or("no startxref")? + 10;
     let digits_end = sx + out[sx..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let old: usize = std::str::from_utf8(&out[sx..digits_end]).map_err(|e| e.to_string())?.parse().map_err(|_| "bad startxref")?;
+    let old: usize = std::str::from_utf8(&out[sx..digits_end])
+        .map_err(|e| e.to_string())?
+        .parse()
+        .map_err(|_| "bad startxref")?;
     let new = shift(old).to_string();
     out.splice(sx..digits_end, new.into_bytes());
     Ok(out)
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(hay, needle)
 }
 
 fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).rposition(|w| w == needle)
+    memchr::memmem::rfind(hay, needle)
 }
 
 /// A PDF text string as UTF-16BE hex with BOM: safe for any character.

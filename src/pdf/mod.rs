@@ -45,7 +45,10 @@ const NAMES: &[(&str, Profile)] = &[
 impl Profile {
     /// Parses a profile name, ignoring case.
     pub fn parse(name: &str) -> Option<Profile> {
-        NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, p)| p)
+        NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(_, p)| p)
     }
 
     pub fn names() -> Vec<&'static str> {
@@ -71,7 +74,10 @@ impl Profile {
 
     /// Accessible levels need a tagged (structured) PDF.
     pub fn requires_tags(self) -> bool {
-        matches!(self, Profile::A1a | Profile::A2a | Profile::A3a | Profile::Ua1)
+        matches!(
+            self,
+            Profile::A1a | Profile::A2a | Profile::A3a | Profile::Ua1
+        )
     }
 
     /// PDF/A-1 predates transparency.

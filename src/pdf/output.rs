@@ -13,7 +13,11 @@ pub fn file_name(settings: &Settings, now: OffsetDateTime) -> Option<String> {
     if output.mode.unwrap_or_default() != OutputMode::File {
         return None;
     }
-    let cleaned = output.file_name.as_deref().map(sanitise).filter(|n| !n.is_empty() && n != ".pdf");
+    let cleaned = output
+        .file_name
+        .as_deref()
+        .map(sanitise)
+        .filter(|n| !n.is_empty() && n != ".pdf");
     Some(cleaned.unwrap_or_else(|| fallback_name(now)))
 }
 
@@ -50,7 +54,13 @@ pub fn sanitise(name: &str) -> String {
 pub fn content_disposition(name: &str) -> String {
     let ascii: String = name
         .chars()
-        .map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
         .filter(|c| !matches!(c, ';' | '%'))
         .collect();
     let mut encoded = String::new();
@@ -85,6 +95,9 @@ mod tests {
     #[test]
     fn disposition_carries_ascii_and_utf8_names() {
         let d = content_disposition("Rechnung März.pdf");
-        assert_eq!(d, "attachment; filename=\"Rechnung M_rz.pdf\"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf");
+        assert_eq!(
+            d,
+            "attachment; filename=\"Rechnung M_rz.pdf\"; filename*=UTF-8''Rechnung%20M%C3%A4rz.pdf"
+        );
     }
 }

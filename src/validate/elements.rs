@@ -12,7 +12,10 @@ impl Validator<'_> {
     pub(crate) fn element(&mut self, path: &str, value: Value, frame: &Frame) -> Option<Element> {
         let Some(kind) = value.get("type").and_then(Value::as_str).map(str::to_owned) else {
             let message = if value.is_object() {
-                format!("an element needs `type`, one of {}", ELEMENT_TYPES.join(", "))
+                format!(
+                    "an element needs `type`, one of {}",
+                    ELEMENT_TYPES.join(", ")
+                )
             } else {
                 "an element must be an object".to_string()
             };
@@ -35,7 +38,10 @@ impl Validator<'_> {
             "image" => Element::Image(self.parse(path, object)?),
             "table" => {
                 if frame.zone != Zone::Body {
-                    self.push(format!("{path}.type"), "tables may only appear in pages[].elements (or as a stack's first child)");
+                    self.push(
+                        format!("{path}.type"),
+                        "tables may only appear in pages[].elements (or as a stack's first child)",
+                    );
                     return None;
                 }
                 self.refuse_deprecated_table_fields(path, &object)?;
@@ -43,18 +49,32 @@ impl Validator<'_> {
             }
             "stack" => {
                 if frame.zone != Zone::Body {
-                    self.push(format!("{path}.type"), "a stack may only appear in pages[].elements");
+                    self.push(
+                        format!("{path}.type"),
+                        "a stack may only appear in pages[].elements",
+                    );
                     return None;
                 }
                 let raw: StackElement = self.parse(path, object)?;
-                return self.stack(path, raw, frame).map(|s| Element::Stack(Box::new(s)));
+                return self
+                    .stack(path, raw, frame)
+                    .map(|s| Element::Stack(Box::new(s)));
             }
             "block" => {
-                self.push(format!("{path}.type"), "a block may only appear as a child of a stack, after its table");
+                self.push(
+                    format!("{path}.type"),
+                    "a block may only appear as a child of a stack, after its table",
+                );
                 return None;
             }
             other => {
-                self.push(format!("{path}.type"), format!("unknown element type `{other}`; expected one of {}", ELEMENT_TYPES.join(", ")));
+                self.push(
+                    format!("{path}.type"),
+                    format!(
+                        "unknown element type `{other}`; expected one of {}",
+                        ELEMENT_TYPES.join(", ")
+                    ),
+                );
                 return None;
             }
         };
@@ -68,7 +88,11 @@ impl Validator<'_> {
             Ok(v) => Some(v),
             Err(e) => {
                 let inner = e.path().to_string();
-                let full = if inner == "." { path.to_string() } else { format!("{path}.{inner}") };
+                let full = if inner == "." {
+                    path.to_string()
+                } else {
+                    format!("{path}.{inner}")
+                };
                 self.push(full, schema_message(e.inner()));
                 None
             }
@@ -103,10 +127,15 @@ impl Validator<'_> {
                     if let Some(size) = m.size {
                         self.positive(&format!("{path}.marker.size"), size);
                     }
-                    let has_marker = [m.start, m.end].iter().any(|k| k.is_some_and(|k| k != MarkerKind::None));
+                    let has_marker = [m.start, m.end]
+                        .iter()
+                        .any(|k| k.is_some_and(|k| k != MarkerKind::None));
                     let merged = merge_stroke(l.stroke.as_ref(), self.default_stroke().as_ref());
                     if has_marker && merged.is_some_and(|s| s.compound.is_some()) {
-                        self.push(format!("{path}.marker"), "a double (compound) line cannot have markers");
+                        self.push(
+                            format!("{path}.marker"),
+                            "a double (compound) line cannot have markers",
+                        );
                     }
                 }
                 self.link_rules(&format!("{path}.link"), l.link.as_ref());
@@ -144,10 +173,16 @@ impl Validator<'_> {
             }
             Element::Polygon(p) => {
                 if p.points.len() < 3 {
-                    self.push(format!("{path}.points"), "a polygon needs at least 3 points");
+                    self.push(
+                        format!("{path}.points"),
+                        "a polygon needs at least 3 points",
+                    );
                 }
                 if p.points.len() > 10_000 {
-                    self.push(format!("{path}.points"), "a polygon may have at most 10000 points");
+                    self.push(
+                        format!("{path}.points"),
+                        "a polygon may have at most 10000 points",
+                    );
                 }
                 for (i, pt) in p.points.iter().enumerate() {
                     self.coordinate(&format!("{path}.points[{i}].x"), pt.x);
@@ -162,7 +197,12 @@ impl Validator<'_> {
                 self.coordinate(&format!("{path}.y"), l.y);
                 self.positive(&format!("{path}.width"), l.width);
                 self.positive(&format!("{path}.height"), l.height);
-                let spec = LinkSpec { target: l.target.clone(), alt: l.alt.clone(), padding: l.padding, border: l.border.clone() };
+                let spec = LinkSpec {
+                    target: l.target.clone(),
+                    alt: l.alt.clone(),
+                    padding: l.padding,
+                    border: l.border.clone(),
+                };
                 self.link_spec_rules(path, &spec);
             }
             Element::Image(i) => {
@@ -172,8 +212,13 @@ impl Validator<'_> {
                 self.positive(&format!("{path}.height"), i.height);
                 self.rotation_rules(path, i.rotation);
                 self.image_rules(path, i);
-                if self.profile.is_some_and(|p| p.requires_tags()) && i.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
-                    self.push(format!("{path}.alt"), "this profile requires alternative text for images");
+                if self.profile.is_some_and(|p| p.requires_tags())
+                    && i.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+                {
+                    self.push(
+                        format!("{path}.alt"),
+                        "this profile requires alternative text for images",
+                    );
                 }
                 self.link_rules(&format!("{path}.link"), i.link.as_ref());
             }
@@ -198,30 +243,48 @@ impl Validator<'_> {
         let merged = merge_text(&[defaults.as_ref(), t.style.as_ref()]);
         self.text_combination_rules(&format!("{path}.style"), &merged);
         if t.x_anchor.is_some() && merged.width.is_none() {
-            self.push(format!("{path}.style.width"), "text with `x_anchor` needs `style.width`");
+            self.push(
+                format!("{path}.style.width"),
+                "text with `x_anchor` needs `style.width`",
+            );
         }
         if t.link.is_some() && t.style.as_ref().is_some_and(|s| s.link.is_some()) {
-            self.push(format!("{path}.style.link"), "give the link either on the element or in its style, not both");
+            self.push(
+                format!("{path}.style.link"),
+                "give the link either on the element or in its style, not both",
+            );
         }
         self.link_rules(&format!("{path}.link"), t.link.as_ref());
-        self.link_rules(&format!("{path}.style.link"), t.style.as_ref().and_then(|s| s.link.as_ref()));
+        self.link_rules(
+            &format!("{path}.style.link"),
+            t.style.as_ref().and_then(|s| s.link.as_ref()),
+        );
     }
 
     /// Value checks of one TextStyle layer.
     pub(crate) fn text_style_values(&mut self, path: &str, s: &TextStyle) {
         if let Some(size) = s.font_size {
             if !(size > 0.0 && size <= 1000.0) {
-                self.push(format!("{path}.font_size"), "must be greater than 0 and at most 1000 pt");
+                self.push(
+                    format!("{path}.font_size"),
+                    "must be greater than 0 and at most 1000 pt",
+                );
             }
         }
         if let Some(size) = s.min_font_size {
             if !(size > 0.0 && size <= 1000.0) {
-                self.push(format!("{path}.min_font_size"), "must be greater than 0 and at most 1000 pt");
+                self.push(
+                    format!("{path}.min_font_size"),
+                    "must be greater than 0 and at most 1000 pt",
+                );
             }
         }
         if let Some(w) = &s.font_weight {
             if weight_value(w).is_none() {
-                self.push(format!("{path}.font_weight"), "must be `normal`, `bold` or a whole number from 100 to 900");
+                self.push(
+                    format!("{path}.font_weight"),
+                    "must be `normal`, `bold` or a whole number from 100 to 900",
+                );
             }
         }
         if let Some(c) = &s.color {
@@ -229,7 +292,10 @@ impl Validator<'_> {
         }
         if let Some(lh) = s.line_height {
             if !(lh > 0.0 && lh <= 10.0) {
-                self.push(format!("{path}.line_height"), "must be greater than 0 and at most 10 (a multiple of the font size)");
+                self.push(
+                    format!("{path}.line_height"),
+                    "must be greater than 0 and at most 10 (a multiple of the font size)",
+                );
             }
         }
         if let Some(w) = s.width {
@@ -240,7 +306,10 @@ impl Validator<'_> {
         }
         if let Some(family) = &s.font_family {
             if !self.env.fonts.has_family(family) {
-                self.push(format!("{path}.font_family"), format!("no font family `{family}` is installed"));
+                self.push(
+                    format!("{path}.font_family"),
+                    format!("no font family `{family}` is installed"),
+                );
             }
         }
     }
@@ -248,17 +317,33 @@ impl Validator<'_> {
     /// Rules between fields of the resolved style.
     pub(crate) fn text_combination_rules(&mut self, path: &str, merged: &TextStyle) {
         let r = resolve_text(merged, &self.env.config.defaults);
-        if merged.vertical_align.is_some_and(|v| v != VerticalAlign::Top) && r.height.is_none() {
-            self.push(format!("{path}.vertical_align"), "`vertical_align` needs `height`");
+        if merged
+            .vertical_align
+            .is_some_and(|v| v != VerticalAlign::Top)
+            && r.height.is_none()
+        {
+            self.push(
+                format!("{path}.vertical_align"),
+                "`vertical_align` needs `height`",
+            );
         }
         if r.overflow != TextOverflow::Visible && r.width.is_none() {
-            self.push(format!("{path}.text_overflow"), "`text_overflow` clip or ellipsis needs `width`");
+            self.push(
+                format!("{path}.text_overflow"),
+                "`text_overflow` clip or ellipsis needs `width`",
+            );
         }
         if r.shrink_to_fit && r.width.is_none() && r.height.is_none() {
-            self.push(format!("{path}.shrink_to_fit"), "`shrink_to_fit` needs `width` or `height`");
+            self.push(
+                format!("{path}.shrink_to_fit"),
+                "`shrink_to_fit` needs `width` or `height`",
+            );
         }
         if r.shrink_to_fit && r.min_size > r.size {
-            self.push(format!("{path}.min_font_size"), "must not exceed `font_size`");
+            self.push(
+                format!("{path}.min_font_size"),
+                "must not exceed `font_size`",
+            );
         }
     }
 
@@ -287,22 +372,40 @@ impl Validator<'_> {
             self.text_style_values(&format!("{path}.hrt.style"), style);
         }
         if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config.defaults) {
-            self.push(e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")), e.1);
+            self.push(
+                e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")),
+                e.1,
+            );
         }
         self.link_rules(&format!("{path}.link"), b.link.as_ref());
     }
 
     /// `x` and `x_anchor`: exactly one, and anchors only where their reference exists.
-    pub(crate) fn x_rules(&mut self, path: &str, x: Option<f64>, anchor: Option<&XAnchor>, frame: &Frame) {
+    pub(crate) fn x_rules(
+        &mut self,
+        path: &str,
+        x: Option<f64>,
+        anchor: Option<&XAnchor>,
+        frame: &Frame,
+    ) {
         match (x, anchor) {
-            (Some(_), Some(_)) => self.push(format!("{path}.x_anchor"), "`x` and `x_anchor` are mutually exclusive"),
+            (Some(_), Some(_)) => self.push(
+                format!("{path}.x_anchor"),
+                "`x` and `x_anchor` are mutually exclusive",
+            ),
             (None, None) => self.push(format!("{path}.x"), "`x` or `x_anchor` is required"),
             (Some(x), None) => self.coordinate(&format!("{path}.x"), x),
             (None, Some(a)) => {
                 self.coordinate(&format!("{path}.x_anchor.offset"), a.offset);
-                let table_ref = matches!(a.reference, AnchorReference::TableLeft | AnchorReference::TableRight);
+                let table_ref = matches!(
+                    a.reference,
+                    AnchorReference::TableLeft | AnchorReference::TableRight
+                );
                 if table_ref && frame.zone != Zone::Block {
-                    self.push(format!("{path}.x_anchor.reference"), "`table_left` and `table_right` are allowed only inside a block of a stack");
+                    self.push(
+                        format!("{path}.x_anchor.reference"),
+                        "`table_left` and `table_right` are allowed only inside a block of a stack",
+                    );
                 }
             }
         }
@@ -317,21 +420,36 @@ impl Validator<'_> {
     }
 
     pub(crate) fn default_stroke(&self) -> Option<StrokeStyle> {
-        self.settings.defaults.as_ref().and_then(|d| d.stroke.clone())
+        self.settings
+            .defaults
+            .as_ref()
+            .and_then(|d| d.stroke.clone())
     }
 
     /// Stroke value checks plus the combination rules of the spec.
     /// `compound_allowed`: lines (and table borders) may be double; shapes may not.
-    pub(crate) fn stroke_rules(&mut self, path: &str, stroke: Option<&StrokeStyle>, compound_allowed: bool) {
+    pub(crate) fn stroke_rules(
+        &mut self,
+        path: &str,
+        stroke: Option<&StrokeStyle>,
+        compound_allowed: bool,
+    ) {
         let path = format!("{path}.stroke");
         if let Some(s) = stroke {
             self.stroke_values(&path, s);
         }
-        let Some(merged) = merge_stroke(stroke, self.default_stroke().as_ref()) else { return };
+        let Some(merged) = merge_stroke(stroke, self.default_stroke().as_ref()) else {
+            return;
+        };
         if merged.compound.is_some() {
             if !compound_allowed {
-                self.push(format!("{path}.compound"), "`compound` is only supported on lines and table borders");
-            } else if merged.dash.as_ref().is_some_and(|d| d.preset.is_some_and(|p| p != DashPreset::Solid) || d.pattern.is_some()) {
+                self.push(
+                    format!("{path}.compound"),
+                    "`compound` is only supported on lines and table borders",
+                );
+            } else if merged.dash.as_ref().is_some_and(|d| {
+                d.preset.is_some_and(|p| p != DashPreset::Solid) || d.pattern.is_some()
+            }) {
                 self.push(format!("{path}.compound"), "a double line cannot be dashed");
             }
         }
@@ -357,11 +475,24 @@ impl Validator<'_> {
         if let Some(d) = &s.dash {
             let custom = d.preset == Some(DashPreset::Custom);
             match (&d.pattern, custom) {
-                (Some(_), false) => self.push(format!("{path}.dash.pattern"), "`pattern` is only allowed with preset `custom`"),
-                (None, true) => self.push(format!("{path}.dash.pattern"), "preset `custom` needs `pattern`"),
+                (Some(_), false) => self.push(
+                    format!("{path}.dash.pattern"),
+                    "`pattern` is only allowed with preset `custom`",
+                ),
+                (None, true) => self.push(
+                    format!("{path}.dash.pattern"),
+                    "preset `custom` needs `pattern`",
+                ),
                 (Some(p), true) => {
-                    if p.is_empty() || p.len() > 64 || p.iter().any(|v| !(0.0..=1000.0).contains(v)) || p.iter().sum::<f64>() <= 0.0 {
-                        self.push(format!("{path}.dash.pattern"), "needs 1 to 64 lengths between 0 and 1000 mm, not all 0");
+                    if p.is_empty()
+                        || p.len() > 64
+                        || p.iter().any(|v| !(0.0..=1000.0).contains(v))
+                        || p.iter().sum::<f64>() <= 0.0
+                    {
+                        self.push(
+                            format!("{path}.dash.pattern"),
+                            "needs 1 to 64 lengths between 0 and 1000 mm, not all 0",
+                        );
                     }
                 }
                 (None, false) => {}
@@ -372,7 +503,10 @@ impl Validator<'_> {
         }
         if let Some(c) = &s.compound {
             if !(0.0..=1000.0).contains(&c.gap) {
-                self.push(format!("{path}.compound.gap"), "must be between 0 and 1000 mm");
+                self.push(
+                    format!("{path}.compound.gap"),
+                    "must be between 0 and 1000 mm",
+                );
             }
         }
     }
@@ -408,13 +542,25 @@ impl Validator<'_> {
             }
             LinkTarget::Page { page, x, y } => {
                 if *page < 1 || *page as usize > self.page_count {
-                    self.push(format!("{path}.target.page"), format!("must be between 1 and {} (the pages in this request)", self.page_count));
+                    self.push(
+                        format!("{path}.target.page"),
+                        format!(
+                            "must be between 1 and {} (the pages in this request)",
+                            self.page_count
+                        ),
+                    );
                 } else if let Some(&(w, h)) = self.page_sizes.get(*page as usize - 1) {
                     if !(0.0..=w).contains(x) {
-                        self.push(format!("{path}.target.x"), format!("must be between 0 and the page width ({w} mm)"));
+                        self.push(
+                            format!("{path}.target.x"),
+                            format!("must be between 0 and the page width ({w} mm)"),
+                        );
                     }
                     if !(0.0..=h).contains(y) {
-                        self.push(format!("{path}.target.y"), format!("must be between 0 and the page height ({h} mm)"));
+                        self.push(
+                            format!("{path}.target.y"),
+                            format!("must be between 0 and the page height ({h} mm)"),
+                        );
                     }
                 }
             }
@@ -430,19 +576,34 @@ impl Validator<'_> {
                 self.colour(&format!("{path}.border.color"), c);
             }
         }
-        if self.profile.is_some_and(|p| p.requires_tags()) && spec.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
-            self.push(format!("{path}.alt"), "this profile requires alternative text for links");
+        if self.profile.is_some_and(|p| p.requires_tags())
+            && spec.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+        {
+            self.push(
+                format!("{path}.alt"),
+                "this profile requires alternative text for links",
+            );
         }
     }
 
     fn content_box_rules(&mut self, path: &str, element: &Element, frame: &Frame) {
-        let (Some(content), Zone::Body) = (frame.content, frame.zone) else { return };
+        let (Some(content), Zone::Body) = (frame.content, frame.zone) else {
+            return;
+        };
         if matches!(element, Element::Table(_) | Element::Stack(_)) {
             return;
         }
-        let Some(b) = super::element_bounds(element, frame, &self.settings, &self.env.config.defaults) else { return };
+        let Some(b) =
+            super::element_bounds(element, frame, &self.settings, &self.env.config.defaults)
+        else {
+            return;
+        };
         const EPS: f64 = 1e-6;
-        if b.x < content.x - EPS || b.y < content.y - EPS || b.right() > content.right() + EPS || b.bottom() > content.bottom() + EPS {
+        if b.x < content.x - EPS
+            || b.y < content.y - EPS
+            || b.right() > content.right() + EPS
+            || b.bottom() > content.bottom() + EPS
+        {
             self.push(
                 path,
                 format!(
@@ -458,11 +619,15 @@ impl Validator<'_> {
 pub fn check_url(url: &str) -> Result<(), String> {
     let url = url.trim();
     let lower = url.to_ascii_lowercase();
-    let scheme = ["http://", "https://", "mailto:", "tel:"].into_iter().find(|s| lower.starts_with(s));
+    let scheme = ["http://", "https://", "mailto:", "tel:"]
+        .into_iter()
+        .find(|s| lower.starts_with(s));
     match scheme {
         None => Err("the URL scheme must be http://, https://, mailto: or tel:".into()),
         Some(s) if url.len() == s.len() => Err("the URL has nothing after its scheme".into()),
-        Some(_) if url.chars().any(char::is_control) => Err("the URL contains control characters".into()),
+        Some(_) if url.chars().any(char::is_control) => {
+            Err("the URL contains control characters".into())
+        }
         Some(_) if url.len() > 4096 => Err("the URL is longer than 4096 bytes".into()),
         Some(_) => Ok(()),
     }

@@ -45,17 +45,30 @@ impl Frame {
 
     /// Header and footer elements keep page coordinates (the footer is shifted when placed).
     pub fn section(page_width: f64, zone: Zone) -> Frame {
-        Frame { page_width, content: None, table: None, origin: (0.0, 0.0), zone }
+        Frame {
+            page_width,
+            content: None,
+            table: None,
+            origin: (0.0, 0.0),
+            zone,
+        }
     }
 
     fn content_or_page(&self) -> Rect {
-        self.content.unwrap_or(Rect { x: 0.0, y: 0.0, w: self.page_width, h: 0.0 })
+        self.content.unwrap_or(Rect {
+            x: 0.0,
+            y: 0.0,
+            w: self.page_width,
+            h: 0.0,
+        })
     }
 }
 
 /// The page x of an element's left edge, from `x` or `x_anchor`.
 pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &Frame) -> f64 {
-    let Some(a) = anchor else { return frame.origin.0 + x.unwrap_or(0.0) };
+    let Some(a) = anchor else {
+        return frame.origin.0 + x.unwrap_or(0.0);
+    };
     let content = frame.content_or_page();
     let (left, right) = frame.table.unwrap_or((content.x, content.right()));
     let reference = match a.reference {
@@ -67,7 +80,9 @@ pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &F
         AnchorReference::TableRight => right,
     };
     match a.reference {
-        AnchorReference::PageLeft | AnchorReference::ContentLeft | AnchorReference::TableLeft => reference + a.offset,
+        AnchorReference::PageLeft | AnchorReference::ContentLeft | AnchorReference::TableLeft => {
+            reference + a.offset
+        }
         _ => reference - a.offset - width,
     }
 }
@@ -77,8 +92,12 @@ pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &F
 pub fn text_box_size(t: &TextElement, settings: &Settings, sys: &StyleDefaults) -> (f64, f64) {
     let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
-    let lines = super::text::parse_rich_text(&t.content).map(|r| super::text::line_count(&r)).unwrap_or(1);
-    let height = style.height.unwrap_or(lines as f64 * style.line_height * style.size * PT_MM);
+    let lines = super::text::parse_rich_text(&t.content)
+        .map(|r| super::text::line_count(&r))
+        .unwrap_or(1);
+    let height = style
+        .height
+        .unwrap_or(lines as f64 * style.line_height * style.size * PT_MM);
     (style.width.unwrap_or(0.0), height)
 }
 
@@ -91,11 +110,21 @@ fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
 
 /// The page-space bounding box of an element after rotation, when it has one
 /// known before layout (tables and stacks flow and are checked elsewhere).
-pub fn element_bounds(element: &Element, frame: &Frame, settings: &Settings, sys: &StyleDefaults) -> Option<Rect> {
+pub fn element_bounds(
+    element: &Element,
+    frame: &Frame,
+    settings: &Settings,
+    sys: &StyleDefaults,
+) -> Option<Rect> {
     let (ox, oy) = frame.origin;
     let boxed = |x: Option<f64>, a: Option<&XAnchor>, y: f64, w: f64, h: f64, rot: Option<f64>| {
         let (w, h) = rotated(w, h, rot);
-        Rect { x: resolve_x(x, a, w, frame), y: oy + y, w, h }
+        Rect {
+            x: resolve_x(x, a, w, frame),
+            y: oy + y,
+            w,
+            h,
+        }
     };
     Some(match element {
         Element::Text(t) => {
@@ -109,22 +138,46 @@ pub fn element_bounds(element: &Element, frame: &Frame, settings: &Settings, sys
         Element::Line(l) => {
             let (x0, x1) = (l.x1.min(l.x2), l.x1.max(l.x2));
             let (y0, y1) = (l.y1.min(l.y2), l.y1.max(l.y2));
-            Rect { x: ox + x0, y: oy + y0, w: x1 - x0, h: y1 - y0 }
+            Rect {
+                x: ox + x0,
+                y: oy + y0,
+                w: x1 - x0,
+                h: y1 - y0,
+            }
         }
-        Element::Circle(c) => Rect { x: ox + c.cx - c.r, y: oy + c.cy - c.r, w: 2.0 * c.r, h: 2.0 * c.r },
+        Element::Circle(c) => Rect {
+            x: ox + c.cx - c.r,
+            y: oy + c.cy - c.r,
+            w: 2.0 * c.r,
+            h: 2.0 * c.r,
+        },
         Element::Ellipse(e) => {
             let (rx, ry) = rotated(e.rx, e.ry, e.rotation);
-            Rect { x: ox + e.cx - rx, y: oy + e.cy - ry, w: 2.0 * rx, h: 2.0 * ry }
+            Rect {
+                x: ox + e.cx - rx,
+                y: oy + e.cy - ry,
+                w: 2.0 * rx,
+                h: 2.0 * ry,
+            }
         }
         Element::Polygon(p) => {
             let xs = p.points.iter().map(|p| p.x);
             let ys = p.points.iter().map(|p| p.y);
-            let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
-            let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+            let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+            let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
             if !x0.is_finite() {
                 return None;
             }
-            Rect { x: ox + x0, y: oy + y0, w: x1 - x0, h: y1 - y0 }
+            Rect {
+                x: ox + x0,
+                y: oy + y0,
+                w: x1 - x0,
+                h: y1 - y0,
+            }
         }
         Element::Table(_) | Element::Stack(_) => return None,
     })

@@ -18,7 +18,9 @@ pub struct ResourceDir {
 impl ResourceDir {
     /// Opens a resource folder; its canonical path bounds every lookup.
     pub fn new(path: &Path) -> std::io::Result<Self> {
-        Ok(Self { root: path.canonicalize()? })
+        Ok(Self {
+            root: path.canonicalize()?,
+        })
     }
 
     /// Reads a file by its request name. The name is already known to match
@@ -26,10 +28,14 @@ impl ResourceDir {
     /// the folder are refused.
     pub fn read(&self, name: &str, max_bytes: usize) -> Result<Vec<u8>, String> {
         if name.starts_with('/') || name.split('/').any(|part| part == ".." || part.is_empty()) {
-            return Err(format!("`{name}` must be a plain relative name inside the resource folder"));
+            return Err(format!(
+                "`{name}` must be a plain relative name inside the resource folder"
+            ));
         }
         let path = self.root.join(name);
-        let real = path.canonicalize().map_err(|_| format!("no resource file `{name}`"))?;
+        let real = path
+            .canonicalize()
+            .map_err(|_| format!("no resource file `{name}`"))?;
         if !real.starts_with(&self.root) {
             return Err(format!("`{name}` leaves the resource folder"));
         }
@@ -68,7 +74,8 @@ impl ImageKind {
         } else {
             let head = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]);
             let head = head.trim_start_matches('\u{feff}').trim_start();
-            (head.starts_with("<svg") || head.starts_with("<?xml") && head.contains("<svg")).then_some(ImageKind::Svg)
+            (head.starts_with("<svg") || head.starts_with("<?xml") && head.contains("<svg"))
+                .then_some(ImageKind::Svg)
         }
     }
 
@@ -96,9 +103,13 @@ pub struct LoadedImage {
 }
 
 fn is_file_name(data: &str) -> bool {
-    let Some((stem, ext)) = data.rsplit_once('.') else { return false };
+    let Some((stem, ext)) = data.rsplit_once('.') else {
+        return false;
+    };
     !stem.is_empty()
-        && data.bytes().all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
         && ["png", "jpg", "jpeg", "webp", "gif", "svg"].contains(&ext)
 }
 
@@ -112,10 +123,14 @@ fn image_bytes(data: &str, validator: &Validator) -> Result<Vec<u8>, String> {
         }
         base64::engine::general_purpose::STANDARD
             .decode(cleaned.as_bytes())
-            .map_err(|e| format!("`data` is neither a data URI, a resource file name nor valid Base64 ({e})"))
+            .map_err(|e| {
+                format!("`data` is neither a data URI, a resource file name nor valid Base64 ({e})")
+            })
     };
     if let Some(rest) = data.strip_prefix("data:") {
-        let (header, payload) = rest.split_once(',').ok_or("a data URI needs a `,` before its data")?;
+        let (header, payload) = rest
+            .split_once(',')
+            .ok_or("a data URI needs a `,` before its data")?;
         if header.ends_with(";base64") {
             b64(payload)
         } else {
@@ -124,7 +139,9 @@ fn image_bytes(data: &str, validator: &Validator) -> Result<Vec<u8>, String> {
     } else if is_file_name(data) {
         match validator.env.resources {
             Some(dir) => dir.read(data, max),
-            None => Err(format!("`{data}` names a resource file, but no resource folder is configured")),
+            None => Err(format!(
+                "`{data}` names a resource file, but no resource folder is configured"
+            )),
         }
     } else {
         b64(data)
@@ -152,7 +169,9 @@ fn percent_decode(text: &str) -> Vec<u8> {
 /// Intrinsic size of an SVG from its width/height or viewBox attributes; 1:1 when unknown.
 fn svg_size(bytes: &[u8]) -> (f64, f64) {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
-    let Some(start) = text.find("<svg") else { return (1.0, 1.0) };
+    let Some(start) = text.find("<svg") else {
+        return (1.0, 1.0);
+    };
     let tag = &text[start..text[start..].find('>').map_or(text.len(), |e| start + e)];
     let attr = |name: &str| {
         let key = format!(" {name}=\"");
@@ -160,12 +179,21 @@ fn svg_size(bytes: &[u8]) -> (f64, f64) {
         Some(tag[i..].split('"').next()?.to_string())
     };
     if let Some(vb) = attr("viewBox") {
-        let v: Vec<f64> = vb.split([' ', ',']).filter_map(|s| s.parse().ok()).collect();
+        let v: Vec<f64> = vb
+            .split([' ', ','])
+            .filter_map(|s| s.parse().ok())
+            .collect();
         if v.len() == 4 && v[2] > 0.0 && v[3] > 0.0 {
             return (v[2], v[3]);
         }
     }
-    let num = |s: Option<String>| s.and_then(|s| s.trim_end_matches(|c: char| c.is_alphabetic()).parse::<f64>().ok());
+    let num = |s: Option<String>| {
+        s.and_then(|s| {
+            s.trim_end_matches(|c: char| c.is_alphabetic())
+                .parse::<f64>()
+                .ok()
+        })
+    };
     match (num(attr("width")), num(attr("height"))) {
         (Some(w), Some(h)) if w > 0.0 && h > 0.0 => (w, h),
         _ => (1.0, 1.0),
@@ -179,14 +207,25 @@ impl Validator<'_> {
             Err(message) => return self.push(format!("{path}.data"), message),
         };
         let Some(kind) = ImageKind::sniff(&bytes) else {
-            return self.push(format!("{path}.data"), "the data is not a PNG, JPEG, GIF, WebP or SVG image");
+            return self.push(
+                format!("{path}.data"),
+                "the data is not a PNG, JPEG, GIF, WebP or SVG image",
+            );
         };
         if let Some(format) = &image.format {
-            if !["png", "jpg", "jpeg", "gif", "webp", "svg"].contains(&format.to_ascii_lowercase().as_str()) {
-                return self.push(format!("{path}.format"), "must be png, jpg, jpeg, gif, webp or svg");
+            if !["png", "jpg", "jpeg", "gif", "webp", "svg"]
+                .contains(&format.to_ascii_lowercase().as_str())
+            {
+                return self.push(
+                    format!("{path}.format"),
+                    "must be png, jpg, jpeg, gif, webp or svg",
+                );
             }
             if !kind.matches(format) {
-                return self.push(format!("{path}.format"), format!("says `{format}` but the data is {kind:?}"));
+                return self.push(
+                    format!("{path}.format"),
+                    format!("says `{format}` but the data is {kind:?}"),
+                );
             }
         }
         let (width, height) = if kind == ImageKind::Svg {
@@ -194,15 +233,25 @@ impl Validator<'_> {
         } else {
             match imagesize::blob_size(&bytes) {
                 Ok(size) => (size.width as f64, size.height as f64),
-                Err(_) => return self.push(format!("{path}.data"), "the image header cannot be read"),
+                Err(_) => {
+                    return self.push(format!("{path}.data"), "the image header cannot be read")
+                }
             }
         };
         let pixels = (width * height) as u64;
         let limit = self.env.config.limits.image_pixels;
         if kind != ImageKind::Svg && (pixels > limit || width < 1.0 || height < 1.0) {
-            return self.push(format!("{path}.data"), format!("the image has {pixels} pixels; at most {limit} are allowed"));
+            return self.push(
+                format!("{path}.data"),
+                format!("the image has {pixels} pixels; at most {limit} are allowed"),
+            );
         }
-        let loaded = LoadedImage { kind, bytes: Arc::new(bytes), width, height };
+        let loaded = LoadedImage {
+            kind,
+            bytes: Arc::new(bytes),
+            width,
+            height,
+        };
         // Validation hands the decoded image to the lowering step through the element.
         let _ = image.loaded.set(Arc::new(loaded));
     }

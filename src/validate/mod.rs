@@ -18,7 +18,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{page_preset, RuntimeConfig};
-use crate::model::{Document, Element, Page, PageMargin, RawRequest, RawSection, Section, Settings};
+use crate::model::{
+    Document, Element, Page, PageMargin, RawRequest, RawSection, Section, Settings,
+};
 use crate::pdf::Profile;
 
 /// Most violations reported for one request.
@@ -36,7 +38,11 @@ pub struct Violation {
 pub enum RequestError {
     /// API-001: the body is not JSON.
     #[error("invalid JSON at line {line}, column {column}: {reason}")]
-    Json { line: usize, column: usize, reason: String },
+    Json {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
     /// API-002: the JSON breaks the schema or a rule.
     #[error("{}", summary(.0))]
     Invalid(Vec<Violation>),
@@ -45,7 +51,12 @@ pub enum RequestError {
 fn summary(violations: &[Violation]) -> String {
     match violations {
         [one] => format!("{}: {}", one.path, one.message),
-        [first, ..] => format!("{} violations; first {}: {}", violations.len(), first.path, first.message),
+        [first, ..] => format!(
+            "{} violations; first {}: {}",
+            violations.len(),
+            first.path,
+            first.message
+        ),
         [] => "invalid request".into(),
     }
 }
@@ -78,7 +89,10 @@ pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, Reques
 /// Validates an already parsed JSON value.
 pub fn validate_value(value: Value, env: &Environment) -> Result<Document, RequestError> {
     let invalid = |path: &str, message: String| {
-        RequestError::Invalid(vec![Violation { path: path.into(), message }])
+        RequestError::Invalid(vec![Violation {
+            path: path.into(),
+            message,
+        }])
     };
     match &value {
         Value::Array(_) => {
@@ -90,11 +104,19 @@ pub fn validate_value(value: Value, env: &Environment) -> Result<Document, Reque
             ))
         }
         Value::Object(_) => {}
-        _ => return Err(invalid("", "the request must be a JSON object (a DocumentRequest)".into())),
+        _ => {
+            return Err(invalid(
+                "",
+                "the request must be a JSON object (a DocumentRequest)".into(),
+            ))
+        }
     }
     let raw: RawRequest = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        invalid(if path == "." { "" } else { &path }, schema_message(e.inner()))
+        invalid(
+            if path == "." { "" } else { &path },
+            schema_message(e.inner()),
+        )
     })?;
     let mut v = Validator::new(env, &raw);
     let document = v.document(raw);
@@ -143,7 +165,10 @@ impl<'a> Validator<'a> {
 
     pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
         if self.violations.len() < MAX_VIOLATIONS {
-            self.violations.push(Violation { path: path.into(), message: message.into() });
+            self.violations.push(Violation {
+                path: path.into(),
+                message: message.into(),
+            });
         }
     }
 
@@ -162,7 +187,10 @@ impl<'a> Validator<'a> {
             self.push("pages", "at least one page is required");
         }
         if raw.pages.len() > limits.sheets {
-            self.push("pages", format!("at most {} pages are allowed", limits.sheets));
+            self.push(
+                "pages",
+                format!("at most {} pages are allowed", limits.sheets),
+            );
         }
         // Page sizes first: links to pages and sections are checked against them.
         self.page_sizes = raw
@@ -174,7 +202,8 @@ impl<'a> Validator<'a> {
 
         let header = raw.header.map(|s| self.section("header", s, Zone::Header));
         let footer = raw.footer.map(|s| self.section("footer", s, Zone::Footer));
-        let sections_height = header.as_ref().map_or(0.0, |s| s.height) + footer.as_ref().map_or(0.0, |s| s.height);
+        let sections_height =
+            header.as_ref().map_or(0.0, |s| s.height) + footer.as_ref().map_or(0.0, |s| s.height);
 
         let default_margin = self.settings.page_margin;
         let mut pages = Vec::with_capacity(raw.pages.len());
@@ -191,7 +220,12 @@ impl<'a> Validator<'a> {
                     format!("header and footer ({sections_height} mm together) leave no body on a {height} mm page"),
                 );
             }
-            let mut page = Page { width, height, margin, elements: Vec::new() };
+            let mut page = Page {
+                width,
+                height,
+                margin,
+                elements: Vec::new(),
+            };
             let frame = Frame::body(&page);
             let content = page.content_box();
             let header_h = header.as_ref().map_or(0.0, |s| s.height);
@@ -201,15 +235,38 @@ impl<'a> Validator<'a> {
             pages.push(page);
         }
         if self.element_count > limits.elements {
-            self.push("pages", format!("the document has {} elements; at most {} are allowed", self.element_count, limits.elements));
+            self.push(
+                "pages",
+                format!(
+                    "the document has {} elements; at most {} are allowed",
+                    self.element_count, limits.elements
+                ),
+            );
         }
         if self.text_chars > limits.text_chars {
-            self.push("pages", format!("the document has {} characters of text; at most {} are allowed", self.text_chars, limits.text_chars));
+            self.push(
+                "pages",
+                format!(
+                    "the document has {} characters of text; at most {} are allowed",
+                    self.text_chars, limits.text_chars
+                ),
+            );
         }
         if self.table_cells > limits.table_cells {
-            self.push("pages", format!("the document has {} table cells; at most {} are allowed", self.table_cells, limits.table_cells));
+            self.push(
+                "pages",
+                format!(
+                    "the document has {} table cells; at most {} are allowed",
+                    self.table_cells, limits.table_cells
+                ),
+            );
         }
-        Document { settings: self.settings.clone(), pages, header, footer }
+        Document {
+            settings: self.settings.clone(),
+            pages,
+            header,
+            footer,
+        }
     }
 
     fn settings_rules(&mut self) {
@@ -219,7 +276,10 @@ impl<'a> Validator<'a> {
                 Some(p) => self.profile = Some(p),
                 None => self.push(
                     "settings.profile",
-                    format!("unknown profile `{name}`; expected one of {}", Profile::names().join(", ")),
+                    format!(
+                        "unknown profile `{name}`; expected one of {}",
+                        Profile::names().join(", ")
+                    ),
                 ),
             }
         }
@@ -229,7 +289,10 @@ impl<'a> Validator<'a> {
         if let Some(meta) = &settings.metadata {
             if let Some(lang) = &meta.language {
                 if crate::lower::split_language(lang).is_none() {
-                    self.push("settings.metadata.language", format!("`{lang}` is not a language code such as `en` or `de-CH`"));
+                    self.push(
+                        "settings.metadata.language",
+                        format!("`{lang}` is not a language code such as `en` or `de-CH`"),
+                    );
                 }
             }
             if let Some(name) = &meta.producer {
@@ -261,13 +324,26 @@ impl<'a> Validator<'a> {
             }
         }
         if self.profile.is_some_and(|p| p.requires_title())
-            && settings.metadata.as_ref().and_then(|m| m.title.as_deref()).is_none_or(|t| t.trim().is_empty())
+            && settings
+                .metadata
+                .as_ref()
+                .and_then(|m| m.title.as_deref())
+                .is_none_or(|t| t.trim().is_empty())
         {
-            self.push("settings.metadata.title", "the PDF/UA profile requires a document title");
+            self.push(
+                "settings.metadata.title",
+                "the PDF/UA profile requires a document title",
+            );
         }
     }
 
-    fn page_size(&mut self, i: usize, size: Option<&str>, width: Option<f64>, height: Option<f64>) -> (f64, f64) {
+    fn page_size(
+        &mut self,
+        i: usize,
+        size: Option<&str>,
+        width: Option<f64>,
+        height: Option<f64>,
+    ) -> (f64, f64) {
         let path = format!("pages[{i}]");
         let max = self.env.config.limits.page_side_mm;
         match (size, width, height) {
@@ -275,24 +351,40 @@ impl<'a> Validator<'a> {
                 Some(dims) => dims,
                 None => {
                     let names: Vec<_> = crate::config::PAGE_PRESETS.iter().map(|p| p.0).collect();
-                    self.push(format!("{path}.size"), format!("unknown size `{name}`; expected one of {}", names.join(", ")));
+                    self.push(
+                        format!("{path}.size"),
+                        format!(
+                            "unknown size `{name}`; expected one of {}",
+                            names.join(", ")
+                        ),
+                    );
                     (0.0, 0.0)
                 }
             },
             (Some(_), _, _) => {
                 let field = if width.is_some() { "width" } else { "height" };
-                self.push(format!("{path}.{field}"), "`size` and `width`/`height` are mutually exclusive");
+                self.push(
+                    format!("{path}.{field}"),
+                    "`size` and `width`/`height` are mutually exclusive",
+                );
                 (0.0, 0.0)
             }
             (None, Some(w), Some(h)) => {
                 let mut ok = true;
                 for (field, v) in [("width", w), ("height", h)] {
                     if !(v > 0.0 && v <= max) {
-                        self.push(format!("{path}.{field}"), format!("must be greater than 0 and at most {max} mm"));
+                        self.push(
+                            format!("{path}.{field}"),
+                            format!("must be greater than 0 and at most {max} mm"),
+                        );
                         ok = false;
                     }
                 }
-                if ok { (w, h) } else { (0.0, 0.0) }
+                if ok {
+                    (w, h)
+                } else {
+                    (0.0, 0.0)
+                }
             }
             (None, Some(_), None) => {
                 self.push(format!("{path}.height"), "`width` needs `height`");
@@ -303,33 +395,58 @@ impl<'a> Validator<'a> {
                 (0.0, 0.0)
             }
             (None, None, None) => {
-                self.push(format!("{path}.size"), "a page needs `size` or `width` and `height`");
+                self.push(
+                    format!("{path}.size"),
+                    "a page needs `size` or `width` and `height`",
+                );
                 (0.0, 0.0)
             }
         }
     }
 
     fn margin_rules(&mut self, path: &str, m: &PageMargin, width: f64, height: f64) {
-        for (field, v) in [("top", m.top), ("right", m.right), ("bottom", m.bottom), ("left", m.left)] {
+        for (field, v) in [
+            ("top", m.top),
+            ("right", m.right),
+            ("bottom", m.bottom),
+            ("left", m.left),
+        ] {
             self.non_negative(&format!("{path}.{field}"), v);
         }
         if width.is_finite() && m.left + m.right >= width {
-            self.push(format!("{path}.left"), "left and right margins leave no content width");
+            self.push(
+                format!("{path}.left"),
+                "left and right margins leave no content width",
+            );
         }
         if height.is_finite() && m.top + m.bottom >= height {
-            self.push(format!("{path}.top"), "top and bottom margins leave no content height");
+            self.push(
+                format!("{path}.top"),
+                "top and bottom margins leave no content height",
+            );
         }
     }
 
     fn section(&mut self, name: &str, raw: RawSection, zone: Zone) -> Section {
-        let min_height = self.page_sizes.iter().map(|s| s.1).filter(|h| *h > 0.0).fold(f64::INFINITY, f64::min);
+        let min_height = self
+            .page_sizes
+            .iter()
+            .map(|s| s.1)
+            .filter(|h| *h > 0.0)
+            .fold(f64::INFINITY, f64::min);
         if !(raw.height >= 0.0) || (min_height.is_finite() && raw.height >= min_height) {
-            self.push(format!("{name}.height"), "must be at least 0 and less than the page height");
+            self.push(
+                format!("{name}.height"),
+                "must be at least 0 and less than the page height",
+            );
         }
         let width = self.page_sizes.iter().map(|s| s.0).fold(0.0, f64::max);
         let frame = Frame::section(width, zone);
         let elements = self.elements(&format!("{name}.elements"), raw.elements, &frame);
-        Section { height: raw.height, elements }
+        Section {
+            height: raw.height,
+            elements,
+        }
     }
 
     pub(crate) fn elements(&mut self, path: &str, raw: Vec<Value>, frame: &Frame) -> Vec<Element> {
@@ -345,19 +462,37 @@ impl<'a> Validator<'a> {
 
     pub(crate) fn non_negative(&mut self, path: &str, v: f64) {
         if !(v >= 0.0) || v > self.env.config.limits.coordinate_mm {
-            self.push(path, format!("must be between 0 and {}", self.env.config.limits.coordinate_mm));
+            self.push(
+                path,
+                format!(
+                    "must be between 0 and {}",
+                    self.env.config.limits.coordinate_mm
+                ),
+            );
         }
     }
 
     pub(crate) fn positive(&mut self, path: &str, v: f64) {
         if !(v > 0.0) || v > self.env.config.limits.coordinate_mm {
-            self.push(path, format!("must be greater than 0 and at most {}", self.env.config.limits.coordinate_mm));
+            self.push(
+                path,
+                format!(
+                    "must be greater than 0 and at most {}",
+                    self.env.config.limits.coordinate_mm
+                ),
+            );
         }
     }
 
     pub(crate) fn coordinate(&mut self, path: &str, v: f64) {
         if v.abs() > self.env.config.limits.coordinate_mm {
-            self.push(path, format!("must be between -{0} and {0}", self.env.config.limits.coordinate_mm));
+            self.push(
+                path,
+                format!(
+                    "must be between -{0} and {0}",
+                    self.env.config.limits.coordinate_mm
+                ),
+            );
         }
     }
 

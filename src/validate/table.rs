@@ -20,8 +20,14 @@ impl Validator<'_> {
         self.header_rules(path, t);
         for (name, style) in [
             ("cell", t.cell.as_ref()),
-            ("header.cell", t.header.as_ref().and_then(|h| h.cell.as_ref())),
-            ("row_header.cell", t.row_header.as_ref().and_then(|h| h.cell.as_ref())),
+            (
+                "header.cell",
+                t.header.as_ref().and_then(|h| h.cell.as_ref()),
+            ),
+            (
+                "row_header.cell",
+                t.row_header.as_ref().and_then(|h| h.cell.as_ref()),
+            ),
             ("body.cell", t.body.as_ref().and_then(|h| h.cell.as_ref())),
         ] {
             if let Some(s) = style {
@@ -32,7 +38,11 @@ impl Validator<'_> {
             self.fill_values(&format!("{path}.body.alternate_fill"), f);
         }
         if let Some(g) = &t.grid {
-            for (name, s) in [("frame", &g.frame), ("horizontal", &g.horizontal), ("vertical", &g.vertical)] {
+            for (name, s) in [
+                ("frame", &g.frame),
+                ("horizontal", &g.horizontal),
+                ("vertical", &g.vertical),
+            ] {
                 self.stroke_or_off(&format!("{path}.grid.{name}"), s.as_ref());
             }
         }
@@ -68,12 +78,16 @@ impl Validator<'_> {
                 self.push(format!("{cpath}.key"), "must not be empty");
             }
             if let Some(first) = seen.insert(&c.key, i) {
-                self.push(format!("{cpath}.key"), format!("`{}` is already the key of columns[{first}]", c.key));
+                self.push(
+                    format!("{cpath}.key"),
+                    format!("`{}` is already the key of columns[{first}]", c.key),
+                );
             }
             match c.role.unwrap_or(ColumnRole::Data) {
-                ColumnRole::RowHeader if row_headers_done => {
-                    self.push(format!("{cpath}.role"), "row_header columns must be contiguous and leftmost")
-                }
+                ColumnRole::RowHeader if row_headers_done => self.push(
+                    format!("{cpath}.role"),
+                    "row_header columns must be contiguous and leftmost",
+                ),
                 ColumnRole::RowHeader => {}
                 ColumnRole::Data => row_headers_done = true,
             }
@@ -84,17 +98,26 @@ impl Validator<'_> {
                 }
                 ColumnWidth::Percent { value } => {
                     if !(value > 0.0 && value <= 100.0) {
-                        self.push(format!("{cpath}.width.value"), "a percent width must be greater than 0 and at most 100");
+                        self.push(
+                            format!("{cpath}.width.value"),
+                            "a percent width must be greater than 0 and at most 100",
+                        );
                     }
                     percent_sum += value;
                     if t.width.is_none() {
-                        self.push(format!("{cpath}.width.mode"), "percent widths need `table.width`");
+                        self.push(
+                            format!("{cpath}.width.mode"),
+                            "percent widths need `table.width`",
+                        );
                     }
                 }
                 ColumnWidth::Auto => {
                     has_auto = true;
                     if t.width.is_none() {
-                        self.push(format!("{cpath}.width.mode"), "auto widths need `table.width`");
+                        self.push(
+                            format!("{cpath}.width.mode"),
+                            "auto widths need `table.width`",
+                        );
                     }
                 }
             }
@@ -106,7 +129,10 @@ impl Validator<'_> {
             }
         }
         if percent_sum > 100.0 + 1e-9 {
-            self.push(format!("{path}.columns"), format!("percent widths add up to {percent_sum}; at most 100 is allowed"));
+            self.push(
+                format!("{path}.columns"),
+                format!("percent widths add up to {percent_sum}; at most 100 is allowed"),
+            );
         }
         if let Some(width) = t.width {
             let taken = fixed_sum + percent_sum / 100.0 * width;
@@ -119,11 +145,20 @@ impl Validator<'_> {
     }
 
     fn rows_rules(&mut self, path: &str, t: &TableElement) {
-        let index: HashMap<&str, usize> = t.columns.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
+        let index: HashMap<&str, usize> = t
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.key.as_str(), i))
+            .collect();
         let ncols = t.columns.len();
         // Which (row, column) a span already covers, and by which cell.
         let mut covered: HashMap<(usize, usize), String> = HashMap::new();
-        let keep_together = t.pagination.as_ref().and_then(|p| p.keep_spans_together).unwrap_or(true);
+        let keep_together = t
+            .pagination
+            .as_ref()
+            .and_then(|p| p.keep_spans_together)
+            .unwrap_or(true);
         for (r, row) in t.rows.iter().enumerate() {
             for (key, value) in row {
                 let cpath = format!("{path}.rows[{r}].{key}");
@@ -132,18 +167,29 @@ impl Validator<'_> {
                     continue;
                 };
                 if let Some(owner) = covered.get(&(r, c)) {
-                    self.push(cpath.clone(), format!("this cell is covered by the span of {owner}"));
+                    self.push(
+                        cpath.clone(),
+                        format!("this cell is covered by the span of {owner}"),
+                    );
                 }
                 let (row_span, col_span) = match value {
                     Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => (1, 1),
                     Value::Array(_) => {
-                        self.push(cpath, "a cell is a string, number, boolean, null or a cell object");
+                        self.push(
+                            cpath,
+                            "a cell is a string, number, boolean, null or a cell object",
+                        );
                         continue;
                     }
                     Value::Object(_) => {
-                        let Some(cell) = self.parse::<ComplexCell>(&cpath, value.clone()) else { continue };
+                        let Some(cell) = self.parse::<ComplexCell>(&cpath, value.clone()) else {
+                            continue;
+                        };
                         if matches!(cell.value, Some(Value::Array(_) | Value::Object(_))) {
-                            self.push(format!("{cpath}.value"), "must be a string, number, boolean or null");
+                            self.push(
+                                format!("{cpath}.value"),
+                                "must be a string, number, boolean or null",
+                            );
                         }
                         if let Some(s) = &cell.style {
                             self.cell_style_rules(&format!("{cpath}.style"), s);
@@ -162,15 +208,24 @@ impl Validator<'_> {
                 }
                 let (rs, cs) = (row_span as usize, col_span as usize);
                 if r + rs > t.rows.len() {
-                    self.push(format!("{cpath}.row_span"), format!("spans past the last row ({} rows)", t.rows.len()));
+                    self.push(
+                        format!("{cpath}.row_span"),
+                        format!("spans past the last row ({} rows)", t.rows.len()),
+                    );
                     continue;
                 }
                 if c + cs > ncols {
-                    self.push(format!("{cpath}.col_span"), format!("spans past the last column ({ncols} columns)"));
+                    self.push(
+                        format!("{cpath}.col_span"),
+                        format!("spans past the last column ({ncols} columns)"),
+                    );
                     continue;
                 }
                 if rs > 1 && !keep_together {
-                    self.push(format!("{path}.pagination.keep_spans_together"), "must be true when cells use row_span");
+                    self.push(
+                        format!("{path}.pagination.keep_spans_together"),
+                        "must be true when cells use row_span",
+                    );
                 }
                 for rr in r..r + rs {
                     for cc in c..c + cs {
@@ -178,7 +233,10 @@ impl Validator<'_> {
                             continue;
                         }
                         if let Some(owner) = covered.get(&(rr, cc)) {
-                            self.push(cpath.clone(), format!("this span overlaps the span of {owner}"));
+                            self.push(
+                                cpath.clone(),
+                                format!("this span overlaps the span of {owner}"),
+                            );
                         }
                         covered.insert((rr, cc), format!("rows[{r}].{key}"));
                     }
@@ -188,7 +246,10 @@ impl Validator<'_> {
                 for (k2, _) in row {
                     if let Some(&c2) = index.get(k2.as_str()) {
                         if c2 > c && c2 < c + cs && !covered.contains_key(&(r, c2)) {
-                            self.push(format!("{path}.rows[{r}].{k2}"), format!("this cell is covered by the span of rows[{r}].{key}"));
+                            self.push(
+                                format!("{path}.rows[{r}].{k2}"),
+                                format!("this cell is covered by the span of rows[{r}].{key}"),
+                            );
                         }
                     }
                 }
@@ -211,12 +272,18 @@ impl Validator<'_> {
                     self.push(format!("{cpath}.col_span"), "must be at least 1");
                 }
                 if rs < 1 || r as i64 + rs > rows.len() as i64 {
-                    self.push(format!("{cpath}.row_span"), "must be at least 1 and stay inside the header rows");
+                    self.push(
+                        format!("{cpath}.row_span"),
+                        "must be at least 1 and stay inside the header rows",
+                    );
                 }
                 used += cs.max(1) as usize;
             }
             if used > ncols {
-                self.push(format!("{path}.header.rows[{r}]"), format!("the cells span {used} columns; the table has {ncols}"));
+                self.push(
+                    format!("{path}.header.rows[{r}]"),
+                    format!("the cells span {used} columns; the table has {ncols}"),
+                );
             }
         }
     }
@@ -232,13 +299,21 @@ impl Validator<'_> {
         if let Some(f) = &s.fill {
             self.fill_values(&format!("{path}.fill"), f);
         }
-        for (name, v) in [("content_offset_x", s.content_offset_x), ("content_offset_y", s.content_offset_y)] {
+        for (name, v) in [
+            ("content_offset_x", s.content_offset_x),
+            ("content_offset_y", s.content_offset_y),
+        ] {
             if let Some(v) = v {
                 self.coordinate(&format!("{path}.{name}"), v);
             }
         }
         if let Some(b) = &s.borders {
-            for (name, side) in [("top", &b.top), ("right", &b.right), ("bottom", &b.bottom), ("left", &b.left)] {
+            for (name, side) in [
+                ("top", &b.top),
+                ("right", &b.right),
+                ("bottom", &b.bottom),
+                ("left", &b.left),
+            ] {
                 self.stroke_or_off(&format!("{path}.borders.{name}"), side.as_ref());
             }
         }
@@ -249,7 +324,11 @@ impl Validator<'_> {
             Some(StrokeOrOff::Off(true)) => self.push(path, "must be `false` or a stroke style"),
             Some(StrokeOrOff::Stroke(s)) => {
                 self.stroke_values(path, s);
-                if s.compound.is_some() && s.dash.as_ref().is_some_and(|d| d.preset.is_some_and(|p| p != DashPreset::Solid)) {
+                if s.compound.is_some()
+                    && s.dash
+                        .as_ref()
+                        .is_some_and(|d| d.preset.is_some_and(|p| p != DashPreset::Solid))
+                {
                     self.push(format!("{path}.compound"), "a double line cannot be dashed");
                 }
             }
@@ -262,7 +341,10 @@ impl Validator<'_> {
         let gap = raw.gap.unwrap_or(0.0);
         self.non_negative(&format!("{path}.gap"), gap);
         if raw.children.len() < 2 {
-            self.push(format!("{path}.children"), "a stack needs at least 2 children: a table, then blocks");
+            self.push(
+                format!("{path}.children"),
+                "a stack needs at least 2 children: a table, then blocks",
+            );
             return None;
         }
         let mut children = raw.children.into_iter();
@@ -273,30 +355,48 @@ impl Validator<'_> {
                 _ => return None,
             }
         } else {
-            self.push(format!("{path}.children[0].type"), "the first child of a stack must be a table");
+            self.push(
+                format!("{path}.children[0].type"),
+                "the first child of a stack must be a table",
+            );
             return None;
         };
         let table_left = frame.origin.0 + table.x;
         let table_edges = table_width(&table).map(|w| (table_left, table_left + w));
-        let block_frame = Frame { table: table_edges, zone: Zone::Block, ..*frame };
+        let block_frame = Frame {
+            table: table_edges,
+            zone: Zone::Block,
+            ..*frame
+        };
         let mut blocks = Vec::new();
         for (i, child) in children.enumerate() {
             let cpath = format!("{path}.children[{}]", i + 1);
             if child.get("type").and_then(Value::as_str) != Some("block") {
-                self.push(format!("{cpath}.type"), "every child after the first must be a block");
+                self.push(
+                    format!("{cpath}.type"),
+                    "every child after the first must be a block",
+                );
                 continue;
             }
             let mut object = child;
             if let Some(m) = object.as_object_mut() {
                 m.remove("type");
             }
-            let Some(block) = self.parse::<RawBlock>(&cpath, object) else { continue };
+            let Some(block) = self.parse::<RawBlock>(&cpath, object) else {
+                continue;
+            };
             let mut elements = Vec::new();
             for (j, value) in block.elements.into_iter().enumerate() {
                 let epath = format!("{cpath}.elements[{j}]");
                 self.element_count += 1;
-                if matches!(value.get("type").and_then(Value::as_str), Some("table" | "stack" | "block")) {
-                    self.push(format!("{epath}.type"), "a block cannot contain a table, stack or block");
+                if matches!(
+                    value.get("type").and_then(Value::as_str),
+                    Some("table" | "stack" | "block")
+                ) {
+                    self.push(
+                        format!("{epath}.type"),
+                        "a block cannot contain a table, stack or block",
+                    );
                     continue;
                 }
                 if let Some(e) = self.element(&epath, value, &block_frame) {
@@ -305,11 +405,22 @@ impl Validator<'_> {
             }
             let height = block_height(&elements, &block_frame, self);
             if height > self.body_height + 1e-6 {
-                self.push(cpath, format!("the block is {height:.2} mm tall; a sheet's body holds only {:.2} mm", self.body_height));
+                self.push(
+                    cpath,
+                    format!(
+                        "the block is {height:.2} mm tall; a sheet's body holds only {:.2} mm",
+                        self.body_height
+                    ),
+                );
             }
             blocks.push(elements);
         }
-        Some(Stack { gap, table, blocks, z_index: raw.z_index })
+        Some(Stack {
+            gap,
+            table,
+            blocks,
+            z_index: raw.z_index,
+        })
     }
 }
 

@@ -4,7 +4,11 @@
 /// A piece of text content with its inline formatting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Run {
-    Text { text: String, bold: bool, large: bool },
+    Text {
+        text: String,
+        bold: bool,
+        large: bool,
+    },
     LineBreak,
 }
 
@@ -25,7 +29,9 @@ pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
     };
     let mut rest = content;
     while let Some(c) = rest.chars().next() {
-        let tag = ["[B]", "[L]", "[/B]", "[/L]"].into_iter().find(|t| rest.starts_with(t));
+        let tag = ["[B]", "[L]", "[/B]", "[/L]"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
         if let Some(tag) = tag {
             flush(&mut current, &open, &mut runs);
             let name = tag.chars().nth(tag.len() - 2).unwrap_or('B');
@@ -34,7 +40,9 @@ pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
                     Some(&top) if top == name => {
                         open.pop();
                     }
-                    Some(&top) => return Err(format!("`{tag}` closes before `[/{top}]`; tags must nest")),
+                    Some(&top) => {
+                        return Err(format!("`{tag}` closes before `[/{top}]`; tags must nest"))
+                    }
                     None => return Err(format!("`{tag}` has no opening `[{name}]`")),
                 }
             } else if open.contains(&name) {
@@ -72,13 +80,26 @@ mod tests {
     use super::*;
 
     fn text(t: &str, bold: bool, large: bool) -> Run {
-        Run::Text { text: t.into(), bold, large }
+        Run::Text {
+            text: t.into(),
+            bold,
+            large,
+        }
     }
 
     #[test]
     fn tags_nest_and_lines_break() {
         let runs = parse_rich_text("a[B]b[L]c[/L][/B]\nd").unwrap();
-        assert_eq!(runs, vec![text("a", false, false), text("b", true, false), text("c", true, true), Run::LineBreak, text("d", false, false)]);
+        assert_eq!(
+            runs,
+            vec![
+                text("a", false, false),
+                text("b", true, false),
+                text("c", true, true),
+                Run::LineBreak,
+                text("d", false, false)
+            ]
+        );
     }
 
     #[test]
@@ -91,7 +112,11 @@ mod tests {
     fn broken_tags_are_errors() {
         assert!(parse_rich_text("[B]x").unwrap_err().contains("not closed"));
         assert!(parse_rich_text("x[/B]").unwrap_err().contains("no opening"));
-        assert!(parse_rich_text("[B][L]x[/B][/L]").unwrap_err().contains("nest"));
-        assert!(parse_rich_text("[B][B]x[/B][/B]").unwrap_err().contains("already open"));
+        assert!(parse_rich_text("[B][L]x[/B][/L]")
+            .unwrap_err()
+            .contains("nest"));
+        assert!(parse_rich_text("[B][B]x[/B][/B]")
+            .unwrap_err()
+            .contains("already open"));
     }
 }

@@ -13,12 +13,18 @@ fn decode(pdf: &[u8], dpi: u32, boxes: &[(f64, f64, f64, f64)]) -> Vec<Vec<Value
     let path = dir.path().join("b.pdf");
     std::fs::write(&path, pdf).unwrap();
     let mut cmd = Command::new("python3");
-    cmd.arg(manifest_dir().join("tests/support/pdfdecode.py")).arg(&path).arg(dpi.to_string());
+    cmd.arg(manifest_dir().join("tests/support/pdfdecode.py"))
+        .arg(&path)
+        .arg(dpi.to_string());
     for (x0, y0, x1, y1) in boxes {
         cmd.arg(format!("{x0},{y0},{x1},{y1}"));
     }
     let out = cmd.output().expect("python3");
-    assert!(out.status.success(), "pdfdecode.py: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pdfdecode.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -62,49 +68,89 @@ fn every_document_format_decodes_at_203_dpi() {
 
 #[test]
 fn barcodes_fill_their_box_and_keep_square_modules_centred() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "barcode", "x": 10, "y": 10, "width": 80, "height": 20, "format": "code128", "content": "ABC123", "options": {"color": "#ff0000"}},
-        {"type": "barcode", "x": 10, "y": 40, "width": 40, "height": 20, "format": "qrcode", "content": "square", "options": {"color": "#0000ff"}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "barcode", "x": 10, "y": 10, "width": 80, "height": 20, "format": "code128", "content": "ABC123", "options": {"color": "#ff0000"}},
+            {"type": "barcode", "x": 10, "y": 40, "width": 40, "height": 20, "format": "qrcode", "content": "square", "options": {"color": "#0000ff"}}
+        ]),
+    ));
     let d = pdf.drawings(0);
     let bars = d.iter().find(|x| x["fill"] == "#ff0000").expect("bars");
     approx(f(bars, "x0"), 10.0, 0.05, "first bar at the box left");
     approx(f(bars, "x1"), 90.0, 0.05, "last bar at the box right");
-    approx(f(bars, "y1") - f(bars, "y0"), 20.0, 0.05, "bars fill the height");
+    approx(
+        f(bars, "y1") - f(bars, "y0"),
+        20.0,
+        0.05,
+        "bars fill the height",
+    );
     let qr = d.iter().find(|x| x["fill"] == "#0000ff").expect("qr");
-    approx(f(qr, "x1") - f(qr, "x0"), 20.0, 0.05, "square: as wide as high");
+    approx(
+        f(qr, "x1") - f(qr, "x0"),
+        20.0,
+        0.05,
+        "square: as wide as high",
+    );
     approx((f(qr, "x0") + f(qr, "x1")) / 2.0, 30.0, 0.05, "centred");
 }
 
 #[test]
 fn bar_width_and_print_dpi_fix_the_module_size() {
     // 0.33 mm modules at 203 dpi snap to 3 dots = 0.3754 mm.
-    let pdf = render(json!({"settings": {"print_dpi": 203}, "pages": [{"width": 100, "height": 50, "elements": [
-        {"type": "barcode", "x": 5, "y": 5, "width": 90, "height": 20, "format": "ean8", "content": "96385074", "options": {"bar_width": 0.33, "color": "#00ff00"}}
-    ]}]}));
-    let bars = pdf.drawings(0).into_iter().find(|x| x["fill"] == "#00ff00").unwrap();
+    let pdf = render(
+        json!({"settings": {"print_dpi": 203}, "pages": [{"width": 100, "height": 50, "elements": [
+            {"type": "barcode", "x": 5, "y": 5, "width": 90, "height": 20, "format": "ean8", "content": "96385074", "options": {"bar_width": 0.33, "color": "#00ff00"}}
+        ]}]}),
+    );
+    let bars = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|x| x["fill"] == "#00ff00")
+        .unwrap();
     let module = 3.0 * 25.4 / 203.0;
-    approx(f(bars, "x1") - f(bars, "x0"), 67.0 * module, 0.01, "EAN-8 is 67 modules of whole dots");
+    approx(
+        f(bars, "x1") - f(bars, "x0"),
+        67.0 * module,
+        0.01,
+        "EAN-8 is 67 modules of whole dots",
+    );
     let decoded = decode(&pdf.bytes, 203, &[(5.0, 5.0, 95.0, 25.0)]);
     assert_eq!(decoded[0][0]["text"], "96385074");
 }
 
 #[test]
 fn human_readable_text_sits_under_shortened_bars() {
-    let pdf = render(page_with(100.0, 60.0, json!([
-        {"type": "barcode", "x": 10, "y": 10, "width": 80, "height": 25, "format": "code128", "content": "HRT42", "hrt": {"enabled": true}, "options": {"color": "#ff0000"}}
-    ])));
-    let bars = pdf.drawings(0).into_iter().find(|x| x["fill"] == "#ff0000").unwrap();
+    let pdf = render(page_with(
+        100.0,
+        60.0,
+        json!([
+            {"type": "barcode", "x": 10, "y": 10, "width": 80, "height": 25, "format": "code128", "content": "HRT42", "hrt": {"enabled": true}, "options": {"color": "#ff0000"}}
+        ]),
+    ));
+    let bars = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|x| x["fill"] == "#ff0000")
+        .unwrap();
     let text = pdf.span(0, "HRT42");
-    assert!(f(bars, "y1") <= f(text, "y0") + 0.01, "bars end above the text");
+    assert!(
+        f(bars, "y1") <= f(text, "y0") + 0.01,
+        "bars end above the text"
+    );
     assert!(f(text, "y1") <= 35.2, "text inside the box");
 }
 
 #[test]
 fn rotated_barcodes_still_decode() {
-    let pdf = render_bytes(page_with(100.0, 100.0, json!([
-        {"type": "barcode", "x": 10, "y": 10, "width": 60, "height": 20, "format": "code128", "content": "TURN90", "rotation": 90}
-    ])));
+    let pdf = render_bytes(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "barcode", "x": 10, "y": 10, "width": 60, "height": 20, "format": "code128", "content": "TURN90", "rotation": 90}
+        ]),
+    ));
     let decoded = decode(&pdf, 300, &[(10.0, 10.0, 30.0, 70.0)]);
     assert_eq!(decoded[0][0]["text"], "TURN90");
 }
@@ -113,24 +159,60 @@ fn rotated_barcodes_still_decode() {
 fn barcode_errors_are_api_002_with_paths() {
     let bc = |extra: Value| {
         let mut b = json!({"type": "barcode", "x": 1, "y": 1, "width": 50, "height": 20, "format": "code128", "content": "X"});
-        b.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        b.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         page_with(100.0, 100.0, json!([b]))
     };
-    assert_violation(bc(json!({"format": "code11"})), "pages[0].elements[0].format", "code128");
-    assert_violation(bc(json!({"format": "ean13", "content": "12345"})), "pages[0].elements[0].content", "");
-    assert_violation(bc(json!({"format": "qrcode", "options": {"ecl": "Z"}})), "pages[0].elements[0].options", "ecl");
-    assert_violation(bc(json!({"options": {"width": 3}})), "pages[0].elements[0].options.width", "not an option");
-    assert_violation(bc(json!({"options": {"color": "black"}})), "pages[0].elements[0].options.color", "not a colour");
-    assert_violation(bc(json!({"format": "ean8", "content": "96385074", "width": 10, "options": {"bar_width": 1}})), "pages[0].elements[0].options.bar_width", "needs");
+    assert_violation(
+        bc(json!({"format": "code11"})),
+        "pages[0].elements[0].format",
+        "code128",
+    );
+    assert_violation(
+        bc(json!({"format": "ean13", "content": "12345"})),
+        "pages[0].elements[0].content",
+        "",
+    );
+    assert_violation(
+        bc(json!({"format": "qrcode", "options": {"ecl": "Z"}})),
+        "pages[0].elements[0].options",
+        "ecl",
+    );
+    assert_violation(
+        bc(json!({"options": {"width": 3}})),
+        "pages[0].elements[0].options.width",
+        "not an option",
+    );
+    assert_violation(
+        bc(json!({"options": {"color": "black"}})),
+        "pages[0].elements[0].options.color",
+        "not a colour",
+    );
+    assert_violation(
+        bc(
+            json!({"format": "ean8", "content": "96385074", "width": 10, "options": {"bar_width": 1}}),
+        ),
+        "pages[0].elements[0].options.bar_width",
+        "needs",
+    );
 }
 
 #[test]
 fn symbology_options_reach_the_encoder() {
-    let pdf = render_bytes(page_with(100.0, 100.0, json!([
-        {"type": "barcode", "x": 10, "y": 10, "width": 40, "height": 40, "format": "qrcode", "content": "ECL H", "options": {"ecl": "H", "version": 5}},
-        {"type": "barcode", "x": 10, "y": 60, "width": 40, "height": 20, "format": "datamatrix", "content": "RECT", "options": {"shape": "rect"}}
-    ])));
-    let decoded = decode(&pdf, 300, &[(10.0, 10.0, 50.0, 50.0), (10.0, 60.0, 50.0, 80.0)]);
+    let pdf = render_bytes(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "barcode", "x": 10, "y": 10, "width": 40, "height": 40, "format": "qrcode", "content": "ECL H", "options": {"ecl": "H", "version": 5}},
+            {"type": "barcode", "x": 10, "y": 60, "width": 40, "height": 20, "format": "datamatrix", "content": "RECT", "options": {"shape": "rect"}}
+        ]),
+    ));
+    let decoded = decode(
+        &pdf,
+        300,
+        &[(10.0, 10.0, 50.0, 50.0), (10.0, 60.0, 50.0, 80.0)],
+    );
     assert_eq!(decoded[0][0]["text"], "ECL H");
     assert_eq!(decoded[1][0]["text"], "RECT");
 }

@@ -6,7 +6,8 @@ use crate::support::*;
 
 fn labelpress() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_labelpress"));
-    c.current_dir(manifest_dir()).env("LABELPRESS_NO_SYSTEM_FONTS", "1");
+    c.current_dir(manifest_dir())
+        .env("LABELPRESS_NO_SYSTEM_FONTS", "1");
     c
 }
 
@@ -30,7 +31,11 @@ fn readme_examples_render() {
             .args(["--resources", "examples"])
             .output()
             .unwrap();
-        assert!(status.status.success(), "{example}: {}", String::from_utf8_lossy(&status.stdout));
+        assert!(
+            status.status.success(),
+            "{example}: {}",
+            String::from_utf8_lossy(&status.stdout)
+        );
         let pdf = read_pdf(std::fs::read(&out).unwrap());
         assert!(pdf.page_count() >= 1, "{example}");
         assert!(!pdf.spans(0).is_empty(), "{example} has text");
@@ -53,12 +58,25 @@ fn check_prints_the_api_002_body_and_exits_1() {
 
 #[test]
 fn check_accepts_a_valid_request_and_render_refuses_an_invalid_one() {
-    let out = labelpress().args(["check", "examples/label.json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = labelpress()
+        .args(["check", "examples/label.json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let dir = tempfile::tempdir().unwrap();
     let req = dir.path().join("bad.json");
     std::fs::write(&req, "[1]").unwrap();
-    let out = labelpress().arg("render").arg(&req).arg("-o").arg(dir.path().join("x.pdf")).output().unwrap();
+    let out = labelpress()
+        .arg("render")
+        .arg(&req)
+        .arg("-o")
+        .arg(dir.path().join("x.pdf"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no longer accepted"));
     assert!(!dir.path().join("x.pdf").exists());
@@ -69,9 +87,17 @@ fn emit_typst_prints_the_generated_source_with_user_text_as_literals() {
     let dir = tempfile::tempdir().unwrap();
     let req = dir.path().join("r.json");
     std::fs::write(&req, r##"{"pages": [{"size": "a6", "elements": [{"type": "text", "x": 1, "y": 1, "content": "#panic(\"boom\")"}]}]}"##).unwrap();
-    let out = labelpress().arg("render").arg(&req).arg("--emit-typst").output().unwrap();
+    let out = labelpress()
+        .arg("render")
+        .arg(&req)
+        .arg("--emit-typst")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let source = String::from_utf8(out.stdout).unwrap();
-    assert!(source.contains(r##""#panic(\"boom\")""##), "escaped literal in {source}");
+    assert!(
+        source.contains(r##""#panic(\"boom\")""##),
+        "escaped literal in {source}"
+    );
     assert!(source.contains("#page(width: 105mm, height: 148mm"));
 }

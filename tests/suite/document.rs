@@ -29,7 +29,11 @@ fn metadata_reaches_the_info_dictionary_and_xmp() {
 #[test]
 fn producer_defaults_to_labelpress() {
     let pdf = render(doc(json!({})));
-    assert!(pdf.meta("producer").starts_with("labelpress "), "{}", pdf.meta("producer"));
+    assert!(
+        pdf.meta("producer").starts_with("labelpress "),
+        "{}",
+        pdf.meta("producer")
+    );
     assert!(pdf.xmp().contains("labelpress "));
 }
 
@@ -49,25 +53,36 @@ fn every_profile_is_identified_in_the_xmp() {
         let pdf = render(doc(json!({"profile": name, "metadata": {"title": "T"}})));
         let xmp = pdf.xmp();
         assert!(
-            xmp.contains(&format!("<pdfaid:part>{part}</pdfaid:part>")) || xmp.contains(&format!("pdfaid:part=\"{part}\"")),
+            xmp.contains(&format!("<pdfaid:part>{part}</pdfaid:part>"))
+                || xmp.contains(&format!("pdfaid:part=\"{part}\"")),
             "{name}: part {part} in {xmp}"
         );
         if !conformance.is_empty() {
             assert!(
-                xmp.contains(&format!("<pdfaid:conformance>{conformance}</pdfaid:conformance>")) || xmp.contains(&format!("pdfaid:conformance=\"{conformance}\"")),
+                xmp.contains(&format!(
+                    "<pdfaid:conformance>{conformance}</pdfaid:conformance>"
+                )) || xmp.contains(&format!("pdfaid:conformance=\"{conformance}\"")),
                 "{name}: conformance {conformance} in {xmp}"
             );
         }
     }
-    let ua = render(doc(json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}})));
-    assert!(ua.xmp().contains("pdfuaid"), "PDF/UA identification: {}", ua.xmp());
+    let ua = render(doc(
+        json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}}),
+    ));
+    assert!(
+        ua.xmp().contains("pdfuaid"),
+        "PDF/UA identification: {}",
+        ua.xmp()
+    );
 }
 
 #[test]
 fn tags_are_written_only_when_needed_or_asked() {
     let plain = render_bytes(doc(json!({})));
     let tagged = render_bytes(doc(json!({"tagged": true})));
-    let ua = render_bytes(doc(json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}})));
+    let ua = render_bytes(doc(
+        json!({"profile": "pdfa-ua1", "metadata": {"title": "T"}}),
+    ));
     let has_tags = |b: &[u8]| b.windows(15).any(|w| w == b"/StructTreeRoot");
     assert!(!has_tags(&plain));
     assert!(has_tags(&tagged));
@@ -82,29 +97,52 @@ fn source_date_epoch_makes_output_reproducible() {
     let b = render_bytes(doc(json!({"metadata": {"title": "Same"}})));
     assert_eq!(a, b);
     let pdf = read_pdf(a);
-    assert!(pdf.meta("creationDate").contains("20231114"), "{}", pdf.meta("creationDate"));
+    assert!(
+        pdf.meta("creationDate").contains("20231114"),
+        "{}",
+        pdf.meta("creationDate")
+    );
 }
 
 #[test]
 fn file_mode_names_the_download() {
-    let body = serde_json::to_vec(&doc(json!({"output": {"mode": "file", "file_name": "../Label \"7\""}}))).unwrap();
+    let body = serde_json::to_vec(&doc(
+        json!({"output": {"mode": "file", "file_name": "../Label \"7\""}}),
+    ))
+    .unwrap();
     let rendered = ENGINE.render_bytes(&body).unwrap();
-    assert_eq!(rendered.file_name.as_deref(), Some("..Label 7.pdf".trim_start_matches('.')));
+    assert_eq!(
+        rendered.file_name.as_deref(),
+        Some("..Label 7.pdf".trim_start_matches('.'))
+    );
     let body = serde_json::to_vec(&doc(json!({"output": {"mode": "file"}}))).unwrap();
     let name = ENGINE.render_bytes(&body).unwrap().file_name.unwrap();
-    assert!(name.starts_with("doc-") && name.ends_with(".pdf") && name.len() == "doc-MMDDHHmmssSSS.pdf".len(), "{name}");
+    assert!(
+        name.starts_with("doc-")
+            && name.ends_with(".pdf")
+            && name.len() == "doc-MMDDHHmmssSSS.pdf".len(),
+        "{name}"
+    );
     let body = serde_json::to_vec(&doc(json!({"output": {"file_name": "ignored"}}))).unwrap();
-    assert_eq!(ENGINE.render_bytes(&body).unwrap().file_name, None, "binary mode has no name");
+    assert_eq!(
+        ENGINE.render_bytes(&body).unwrap().file_name,
+        None,
+        "binary mode has no name"
+    );
 }
 
 #[test]
 fn many_distinct_documents_reuse_fixed_file_ids() {
     // Images use /img/N; rendering many documents with images must not run out of ids.
     for i in 0..50 {
-        let pdf = render_bytes(page_with(50.0, 50.0, json!([
-            {"type": "image", "x": 1, "y": 1, "width": 5, "height": 5, "data": "dot.png"},
-            {"type": "text", "x": 1, "y": 10, "content": format!("doc {i}")}
-        ])));
+        let pdf = render_bytes(page_with(
+            50.0,
+            50.0,
+            json!([
+                {"type": "image", "x": 1, "y": 1, "width": 5, "height": 5, "data": "dot.png"},
+                {"type": "text", "x": 1, "y": 10, "content": format!("doc {i}")}
+            ]),
+        ));
         assert!(pdf.starts_with(b"%PDF-"));
     }
 }
@@ -115,7 +153,10 @@ fn valid_tables_are_refused_with_api_501_until_tables_render() {
         {"type": "table", "x": 10, "y": 10, "columns": [{"key": "a", "width": {"mode": "fixed", "value": 50}}], "rows": [{"a": "1"}]}
     ]}]});
     let error = render_error(request);
-    assert!(matches!(error, labelpress::RenderError::Lower(_)), "{error:?}");
+    assert!(
+        matches!(error, labelpress::RenderError::Lower(_)),
+        "{error:?}"
+    );
     let api: labelpress::api_error::ApiError = error.into();
     assert_eq!(api.code(), "API-501");
     assert!(api.body("id").message.contains("pages[0].elements[0]"));

@@ -13,13 +13,22 @@ const PT: f64 = 25.4 / 72.0;
 
 #[test]
 fn text_top_and_left_land_at_the_requested_mm() {
-    let pdf = render(page_with(100.0, 150.0, json!([
-        {"type": "text", "x": 12.3, "y": 45.6, "content": "Placed", "style": {"font_size": 10}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        150.0,
+        json!([
+            {"type": "text", "x": 12.3, "y": 45.6, "content": "Placed", "style": {"font_size": 10}}
+        ]),
+    ));
     let s = pdf.span(0, "Placed");
     approx(f(s, "x0"), 12.3, 0.2, "left edge");
     approx(f(s, "y0"), 45.6, 0.2, "top edge");
-    approx(f(s, "origin_y"), 45.6 + ASCENDER * 10.0 * PT, 0.2, "baseline");
+    approx(
+        f(s, "origin_y"),
+        45.6 + ASCENDER * 10.0 * PT,
+        0.2,
+        "baseline",
+    );
 }
 
 #[test]
@@ -61,10 +70,20 @@ fn header_and_footer_repeat_on_every_sheet_with_page_numbers() {
     for page in 0..3 {
         let n = page + 1;
         let head = pdf.span(page, &format!("HEAD {n}"));
-        approx(f(head, "origin_y"), 2.0 + ASCENDER * 10.0 * PT, 0.2, "header baseline");
+        approx(
+            f(head, "origin_y"),
+            2.0 + ASCENDER * 10.0 * PT,
+            0.2,
+            "header baseline",
+        );
         let foot = pdf.span(page, &format!("Page {n} of 3"));
         // Footer elements shift down by page height minus footer height.
-        approx(f(foot, "origin_y"), 148.0 - 12.0 + 3.0 + ASCENDER * 10.0 * PT, 0.2, "footer baseline");
+        approx(
+            f(foot, "origin_y"),
+            148.0 - 12.0 + 3.0 + ASCENDER * 10.0 * PT,
+            0.2,
+            "footer baseline",
+        );
     }
 }
 
@@ -75,7 +94,11 @@ fn margins_make_body_coordinates_relative_to_the_content_box() {
         "header": {"height": 5, "elements": [{"type": "text", "x": 1, "y": 1, "content": "H"}]},
         "pages": [{"size": "a6", "elements": [{"type": "rect", "x": 0, "y": 0, "width": 30, "height": 10, "fill": {"color": "#ff0000"}}]}]
     }));
-    let rect = pdf.drawings(0).into_iter().find(|d| d["fill"] == "#ff0000").expect("red rect");
+    let rect = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["fill"] == "#ff0000")
+        .expect("red rect");
     approx(f(rect, "x0"), 20.0, 0.6, "rect left (stroke included)");
     approx(f(rect, "y0"), 10.0, 0.6, "rect top (stroke included)");
     // The header keeps page coordinates.
@@ -84,26 +107,60 @@ fn margins_make_body_coordinates_relative_to_the_content_box() {
 
 #[test]
 fn shapes_have_their_geometry_and_colours() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "rect", "x": 10, "y": 20, "width": 30, "height": 15, "fill": {"color": "#00ff00"}, "stroke": {"width": 0}},
-        {"type": "circle", "cx": 70, "cy": 30, "r": 5, "fill": {"color": "#0000ff"}, "stroke": {"color": "#ff0000", "width": 0.5}},
-        {"type": "ellipse", "cx": 50, "cy": 70, "rx": 20, "ry": 5, "fill": {"color": "#123456"}, "stroke": {"width": 0}},
-        {"type": "line", "x1": 10, "y1": 90, "x2": 90, "y2": 90, "stroke": {"color": "#abcdef", "width": 1}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "rect", "x": 10, "y": 20, "width": 30, "height": 15, "fill": {"color": "#00ff00"}, "stroke": {"width": 0}},
+            {"type": "circle", "cx": 70, "cy": 30, "r": 5, "fill": {"color": "#0000ff"}, "stroke": {"color": "#ff0000", "width": 0.5}},
+            {"type": "ellipse", "cx": 50, "cy": 70, "rx": 20, "ry": 5, "fill": {"color": "#123456"}, "stroke": {"width": 0}},
+            {"type": "line", "x1": 10, "y1": 90, "x2": 90, "y2": 90, "stroke": {"color": "#abcdef", "width": 1}}
+        ]),
+    ));
     let d = pdf.drawings(0);
-    let find = |colour: &str| d.iter().find(|x| x["fill"] == colour || x["stroke"] == colour).copied().unwrap_or_else(|| panic!("no {colour} drawing in {d:?}"));
+    let find = |colour: &str| {
+        d.iter()
+            .find(|x| x["fill"] == colour || x["stroke"] == colour)
+            .copied()
+            .unwrap_or_else(|| panic!("no {colour} drawing in {d:?}"))
+    };
     let rect = find("#00ff00");
     approx(f(rect, "x0"), 10.0, 0.1, "rect x0");
     approx(f(rect, "y0"), 20.0, 0.1, "rect y0");
     approx(f(rect, "x1"), 40.0, 0.1, "rect x1");
     approx(f(rect, "y1"), 35.0, 0.1, "rect y1");
     let circle = find("#0000ff");
-    approx((f(circle, "x0") + f(circle, "x1")) / 2.0, 70.0, 0.1, "circle cx");
-    approx((f(circle, "y0") + f(circle, "y1")) / 2.0, 30.0, 0.1, "circle cy");
-    approx(f(circle, "x1") - f(circle, "x0"), 10.0, 0.6, "circle diameter");
+    approx(
+        (f(circle, "x0") + f(circle, "x1")) / 2.0,
+        70.0,
+        0.1,
+        "circle cx",
+    );
+    approx(
+        (f(circle, "y0") + f(circle, "y1")) / 2.0,
+        30.0,
+        0.1,
+        "circle cy",
+    );
+    approx(
+        f(circle, "x1") - f(circle, "x0"),
+        10.0,
+        0.6,
+        "circle diameter",
+    );
     let ellipse = find("#123456");
-    approx(f(ellipse, "x1") - f(ellipse, "x0"), 40.0, 0.1, "ellipse width");
-    approx(f(ellipse, "y1") - f(ellipse, "y0"), 10.0, 0.1, "ellipse height");
+    approx(
+        f(ellipse, "x1") - f(ellipse, "x0"),
+        40.0,
+        0.1,
+        "ellipse width",
+    );
+    approx(
+        f(ellipse, "y1") - f(ellipse, "y0"),
+        10.0,
+        0.1,
+        "ellipse height",
+    );
     let line = find("#abcdef");
     approx(f(line, "width"), 1.0, 0.01, "line width");
     approx(f(line, "x0"), 10.0, 0.1, "line start");
@@ -112,15 +169,32 @@ fn shapes_have_their_geometry_and_colours() {
 
 #[test]
 fn omitted_strokes_use_the_spec_defaults() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "line", "x1": 10, "y1": 10, "x2": 90, "y2": 10},
-        {"type": "rect", "x": 10, "y": 20, "width": 30, "height": 15}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "line", "x1": 10, "y1": 10, "x2": 90, "y2": 10},
+            {"type": "rect", "x": 10, "y": 20, "width": 30, "height": 15}
+        ]),
+    ));
     let d = pdf.drawings(0);
-    let widths: Vec<f64> = d.iter().filter(|x| x["stroke"] == "#000000").map(|x| f(x, "width")).collect();
-    assert!(widths.iter().any(|w| (w - 0.4).abs() < 0.01), "line default 0.4 mm: {widths:?}");
-    assert!(widths.iter().any(|w| (w - 1.0).abs() < 0.01), "shape default 1.0 mm: {widths:?}");
-    assert!(d.iter().all(|x| x["fill"].is_null()), "no fill by default: {d:?}");
+    let widths: Vec<f64> = d
+        .iter()
+        .filter(|x| x["stroke"] == "#000000")
+        .map(|x| f(x, "width"))
+        .collect();
+    assert!(
+        widths.iter().any(|w| (w - 0.4).abs() < 0.01),
+        "line default 0.4 mm: {widths:?}"
+    );
+    assert!(
+        widths.iter().any(|w| (w - 1.0).abs() < 0.01),
+        "shape default 1.0 mm: {widths:?}"
+    );
+    assert!(
+        d.iter().all(|x| x["fill"].is_null()),
+        "no fill by default: {d:?}"
+    );
 }
 
 #[test]
@@ -135,17 +209,31 @@ fn corner_radius_falls_back_to_settings_defaults() {
     let d = pdf.drawings(0);
     let rounded = d.iter().find(|x| x["stroke"] == "#ff0000").unwrap();
     let square = d.iter().find(|x| x["stroke"] == "#00ff00").unwrap();
-    let curves = |x: &serde_json::Value| x["items"].as_array().unwrap().iter().filter(|i| i["kind"] == "c").count();
-    assert!(curves(rounded) >= 4, "rounded corners are curves: {rounded}");
+    let curves = |x: &serde_json::Value| {
+        x["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["kind"] == "c")
+            .count()
+    };
+    assert!(
+        curves(rounded) >= 4,
+        "rounded corners are curves: {rounded}"
+    );
     assert_eq!(curves(square), 0, "element radius 0 wins over the default");
 }
 
 #[test]
 fn rotation_is_clockwise_with_the_rotated_box_at_x_y() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 40, "y": 10, "content": "ROTATED", "rotation": 90},
-        {"type": "rect", "x": 10, "y": 10, "width": 20, "height": 5, "rotation": 90, "fill": {"color": "#ff00ff"}, "stroke": {"width": 0}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 40, "y": 10, "content": "ROTATED", "rotation": 90},
+            {"type": "rect", "x": 10, "y": 10, "width": 20, "height": 5, "rotation": 90, "fill": {"color": "#ff00ff"}, "stroke": {"width": 0}}
+        ]),
+    ));
     let s = pdf.span(0, "ROTATED");
     let dir = s["dir"].as_array().unwrap();
     // Clockwise 90 degrees: text runs downwards (y grows).
@@ -154,8 +242,17 @@ fn rotation_is_clockwise_with_the_rotated_box_at_x_y() {
     approx(f(s, "y0"), 10.0, 0.3, "rotated box top");
     // The line box's extra leading (line height minus ascender and descender)
     // is at its bottom, which the clockwise turn puts on the left.
-    approx(f(s, "x0"), 40.0 + (1.2 - ASCENDER - DESCENDER) * 10.0 * PT, 0.2, "rotated box left");
-    let rect = pdf.drawings(0).into_iter().find(|d| d["fill"] == "#ff00ff").unwrap();
+    approx(
+        f(s, "x0"),
+        40.0 + (1.2 - ASCENDER - DESCENDER) * 10.0 * PT,
+        0.2,
+        "rotated box left",
+    );
+    let rect = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["fill"] == "#ff00ff")
+        .unwrap();
     approx(f(rect, "x0"), 10.0, 0.05, "rect x0");
     approx(f(rect, "y0"), 10.0, 0.05, "rect y0");
     approx(f(rect, "x1") - f(rect, "x0"), 5.0, 0.05, "rotated width");
@@ -164,12 +261,20 @@ fn rotation_is_clockwise_with_the_rotated_box_at_x_y() {
 
 #[test]
 fn z_index_orders_drawing_with_ties_in_array_order() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 2, "fill": {"color": "#ff0000"}, "stroke": {"width": 0}},
-        {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 1, "fill": {"color": "#00ff00"}, "stroke": {"width": 0}},
-        {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 1, "fill": {"color": "#0000ff"}, "stroke": {"width": 0}}
-    ])));
-    let order: Vec<String> = pdf.drawings(0).iter().map(|d| d["fill"].as_str().unwrap().to_string()).collect();
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 2, "fill": {"color": "#ff0000"}, "stroke": {"width": 0}},
+            {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 1, "fill": {"color": "#00ff00"}, "stroke": {"width": 0}},
+            {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "z_index": 1, "fill": {"color": "#0000ff"}, "stroke": {"width": 0}}
+        ]),
+    ));
+    let order: Vec<String> = pdf
+        .drawings(0)
+        .iter()
+        .map(|d| d["fill"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(order, ["#00ff00", "#0000ff", "#ff0000"]);
 }
 
@@ -185,24 +290,42 @@ fn x_anchor_resolves_against_page_and_content_edges() {
     }));
     let d = pdf.drawings(0);
     let red = d.iter().find(|x| x["fill"] == "#ff0000").unwrap();
-    approx(f(red, "x1"), 100.0 - 15.0 - 5.0, 0.05, "right-anchored right edge");
+    approx(
+        f(red, "x1"),
+        100.0 - 15.0 - 5.0,
+        0.05,
+        "right-anchored right edge",
+    );
     let green = d.iter().find(|x| x["fill"] == "#00ff00").unwrap();
     approx(f(green, "x0"), 13.0, 0.05, "left-anchored left edge");
     // page_right - offset - width = 70; right-aligned text ends at 80.
-    approx(f(pdf.span(0, "R"), "x1"), 80.0, 0.3, "right-aligned text end");
+    approx(
+        f(pdf.span(0, "R"), "x1"),
+        80.0,
+        0.3,
+        "right-aligned text end",
+    );
 }
 
 #[test]
 fn wrapped_text_stays_inside_its_width_and_lines_are_line_height_apart() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "one two three four five six seven eight nine ten",
-         "style": {"width": 30, "font_size": 10, "line_height": 1.5}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "one two three four five six seven eight nine ten",
+             "style": {"width": 30, "font_size": 10, "line_height": 1.5}}
+        ]),
+    ));
     let spans = pdf.spans(0);
     assert!(spans.len() >= 3, "the text wraps: {spans:?}");
     for s in &spans {
         // A span's box includes the trailing space where the line broke.
-        let space = if s["text"].as_str().unwrap().ends_with(' ') { 3.18 * PT } else { 0.0 };
+        let space = if s["text"].as_str().unwrap().ends_with(' ') {
+            3.18 * PT
+        } else {
+            0.0
+        };
         assert!(f(s, "x1") <= 40.2 + space, "span inside width: {s}");
     }
     let gap = f(spans[1], "origin_y") - f(spans[0], "origin_y");
@@ -212,17 +335,28 @@ fn wrapped_text_stays_inside_its_width_and_lines_are_line_height_apart() {
 #[test]
 fn text_without_width_never_wraps() {
     let long = "word ".repeat(40);
-    let pdf = render(page_with(50.0, 50.0, json!([{"type": "text", "x": 1, "y": 1, "content": long.trim()}])));
+    let pdf = render(page_with(
+        50.0,
+        50.0,
+        json!([{"type": "text", "x": 1, "y": 1, "content": long.trim()}]),
+    ));
     let ys: Vec<f64> = pdf.spans(0).iter().map(|s| f(s, "origin_y")).collect();
-    assert!(ys.iter().all(|y| (y - ys[0]).abs() < 0.01), "one line: {ys:?}");
+    assert!(
+        ys.iter().all(|y| (y - ys[0]).abs() < 0.01),
+        "one line: {ys:?}"
+    );
 }
 
 #[test]
 fn explicit_line_breaks_and_alignment() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "left\nsecond", "style": {"width": 50}},
-        {"type": "text", "x": 10, "y": 40, "content": "centre", "style": {"width": 50, "text_align": "center"}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "left\nsecond", "style": {"width": 50}},
+            {"type": "text", "x": 10, "y": 40, "content": "centre", "style": {"width": 50, "text_align": "center"}}
+        ]),
+    ));
     assert!(f(pdf.span(0, "second"), "origin_y") > f(pdf.span(0, "left"), "origin_y") + 3.0);
     let c = pdf.span(0, "centre");
     approx((f(c, "x0") + f(c, "x1")) / 2.0, 35.0, 0.3, "centred");
@@ -230,22 +364,41 @@ fn explicit_line_breaks_and_alignment() {
 
 #[test]
 fn vertical_align_bottom_puts_the_last_line_at_the_box_bottom() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "low", "style": {"width": 50, "height": 30, "vertical_align": "bottom", "font_size": 10}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "low", "style": {"width": 50, "height": 30, "vertical_align": "bottom", "font_size": 10}}
+        ]),
+    ));
     // The line box is line_height x size tall; its top is 40 - 12 pt.
     let line_top = 40.0 - 1.2 * 10.0 * PT;
-    approx(f(pdf.span(0, "low"), "origin_y"), line_top + ASCENDER * 10.0 * PT, 0.2, "bottom-aligned baseline");
+    approx(
+        f(pdf.span(0, "low"), "origin_y"),
+        line_top + ASCENDER * 10.0 * PT,
+        0.2,
+        "bottom-aligned baseline",
+    );
 }
 
 #[test]
 fn bold_weight_and_rich_text_tags_change_the_font() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "plain [B]heavy[/B] [L]big[/L]", "style": {"font_size": 10}},
-        {"type": "text", "x": 10, "y": 30, "content": "bold", "style": {"font_weight": "bold", "color": "#1a4fa0"}}
-    ])));
-    assert!(pdf.span(0, "heavy")["font"].as_str().unwrap().contains("Bold"));
-    assert!(!pdf.span(0, "plain")["font"].as_str().unwrap().contains("Bold"));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "plain [B]heavy[/B] [L]big[/L]", "style": {"font_size": 10}},
+            {"type": "text", "x": 10, "y": 30, "content": "bold", "style": {"font_weight": "bold", "color": "#1a4fa0"}}
+        ]),
+    ));
+    assert!(pdf.span(0, "heavy")["font"]
+        .as_str()
+        .unwrap()
+        .contains("Bold"));
+    assert!(!pdf.span(0, "plain")["font"]
+        .as_str()
+        .unwrap()
+        .contains("Bold"));
     approx(f(pdf.span(0, "big"), "size"), 15.0, 0.01, "[L] is 1.5x");
     let b = pdf.span(0, "bold");
     assert!(b["font"].as_str().unwrap().contains("Bold"));
@@ -254,35 +407,57 @@ fn bold_weight_and_rich_text_tags_change_the_font() {
 
 #[test]
 fn ellipsis_cuts_text_to_its_width() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "A very long product description that cannot fit", "style": {"width": 30, "text_overflow": "ellipsis"}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "A very long product description that cannot fit", "style": {"width": 30, "text_overflow": "ellipsis"}}
+        ]),
+    ));
     let text = pdf.text(0);
     assert!(text.ends_with('…'), "ellipsis at the end: {text}");
     assert!(text.starts_with("A very"), "{text}");
     for s in pdf.spans(0) {
         assert!(f(s, "x1") <= 40.2, "inside the width: {s}");
-        approx(f(s, "origin_y"), f(pdf.spans(0)[0], "origin_y"), 0.01, "one line");
+        approx(
+            f(s, "origin_y"),
+            f(pdf.spans(0)[0], "origin_y"),
+            0.01,
+            "one line",
+        );
     }
 }
 
 #[test]
 fn shrink_to_fit_lowers_the_size_but_not_below_the_minimum() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "Shrinking headline text", "style": {"width": 40, "font_size": 20, "shrink_to_fit": true}},
-        {"type": "text", "x": 10, "y": 40, "content": "Floor reached here with a very long line of text", "style": {"width": 10, "font_size": 20, "shrink_to_fit": true, "min_font_size": 6}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "Shrinking headline text", "style": {"width": 40, "font_size": 20, "shrink_to_fit": true}},
+            {"type": "text", "x": 10, "y": 40, "content": "Floor reached here with a very long line of text", "style": {"width": 10, "font_size": 20, "shrink_to_fit": true, "min_font_size": 6}}
+        ]),
+    ));
     let s = pdf.span(0, "Shrinking");
     assert!(f(s, "size") < 20.0 && f(s, "size") > 4.0, "{s}");
     assert!(f(s, "x1") <= 50.2, "fits its width: {s}");
-    approx(f(pdf.span(0, "Floor"), "size"), 6.0, 0.05, "stops at min_font_size");
+    approx(
+        f(pdf.span(0, "Floor"), "size"),
+        6.0,
+        0.05,
+        "stops at min_font_size",
+    );
 }
 
 #[test]
 fn clip_cuts_content_at_the_box() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 10, "y": 10, "content": "one two three four five six seven", "style": {"width": 20, "height": 5, "text_overflow": "clip"}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 10, "y": 10, "content": "one two three four five six seven", "style": {"width": 20, "height": 5, "text_overflow": "clip"}}
+        ]),
+    ));
     // Clipped text is still in the content stream; the clip path is a drawing-free box.
     assert!(pdf.text(0).contains("one"));
 }
@@ -297,12 +472,18 @@ fn url_and_page_links_land_where_asked() {
         {"width": 100, "height": 100, "elements": []}
     ]}));
     let links = pdf.links(0);
-    let url = links.iter().find(|l| l["uri"] == "https://example.com/a").expect("trimmed URL link");
+    let url = links
+        .iter()
+        .find(|l| l["uri"] == "https://example.com/a")
+        .expect("trimmed URL link");
     approx(f(url, "x0"), 10.0, 0.05, "link x0");
     approx(f(url, "y0"), 20.0, 0.05, "link y0");
     approx(f(url, "x1"), 40.0, 0.05, "link x1");
     approx(f(url, "y1"), 28.0, 0.05, "link y1");
-    let page = links.iter().find(|l| l["page"] == 1).expect("page link to the second sheet");
+    let page = links
+        .iter()
+        .find(|l| l["page"] == 1)
+        .expect("page link to the second sheet");
     approx(f(page, "to_y"), 40.0, 0.2, "destination y");
     approx(f(page, "x0"), 8.0, 0.05, "padding grows the area");
     approx(f(page, "y0"), 48.0, 0.05, "padding grows the area");
@@ -310,19 +491,36 @@ fn url_and_page_links_land_where_asked() {
 
 #[test]
 fn link_border_draws_a_visible_frame() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "link", "x": 10, "y": 20, "width": 30, "height": 8, "target": {"type": "url", "url": "https://x.org"}, "border": {"color": "#ff0000", "width": 0.3}}
-    ])));
-    let frame = pdf.drawings(0).into_iter().find(|d| d["stroke"] == "#ff0000").expect("border drawn");
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "link", "x": 10, "y": 20, "width": 30, "height": 8, "target": {"type": "url", "url": "https://x.org"}, "border": {"color": "#ff0000", "width": 0.3}}
+        ]),
+    ));
+    let frame = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["stroke"] == "#ff0000")
+        .expect("border drawn");
     approx(f(frame, "width"), 0.3, 0.01, "border width");
 }
 
 #[test]
 fn double_lines_are_two_strokes_with_the_gap_between() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "line", "x1": 10, "y1": 50, "x2": 90, "y2": 50, "stroke": {"width": 0.5, "color": "#ff0000", "compound": {"kind": "double", "gap": 1}}}
-    ])));
-    let mut ys: Vec<f64> = pdf.drawings(0).iter().filter(|d| d["stroke"] == "#ff0000").map(|d| (f(d, "y0") + f(d, "y1")) / 2.0).collect();
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "line", "x1": 10, "y1": 50, "x2": 90, "y2": 50, "stroke": {"width": 0.5, "color": "#ff0000", "compound": {"kind": "double", "gap": 1}}}
+        ]),
+    ));
+    let mut ys: Vec<f64> = pdf
+        .drawings(0)
+        .iter()
+        .filter(|d| d["stroke"] == "#ff0000")
+        .map(|d| (f(d, "y0") + f(d, "y1")) / 2.0)
+        .collect();
     ys.sort_by(f64::total_cmp);
     assert_eq!(ys.len(), 2, "two lines");
     approx(ys[1] - ys[0], 1.5, 0.05, "centre distance = gap + width");
@@ -331,25 +529,47 @@ fn double_lines_are_two_strokes_with_the_gap_between() {
 
 #[test]
 fn dashes_and_markers_are_drawn() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "line", "x1": 10, "y1": 20, "x2": 90, "y2": 20, "stroke": {"color": "#00ff00", "dash": {"preset": "dashed"}}},
-        {"type": "line", "x1": 10, "y1": 60, "x2": 90, "y2": 60, "stroke": {"color": "#0000ff"}, "marker": {"end": "arrow", "size": 4}}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "line", "x1": 10, "y1": 20, "x2": 90, "y2": 20, "stroke": {"color": "#00ff00", "dash": {"preset": "dashed"}}},
+            {"type": "line", "x1": 10, "y1": 60, "x2": 90, "y2": 60, "stroke": {"color": "#0000ff"}, "marker": {"end": "arrow", "size": 4}}
+        ]),
+    ));
     let d = pdf.drawings(0);
     let dashed = d.iter().find(|x| x["stroke"] == "#00ff00").unwrap();
-    assert!(dashed["dashes"].as_str().unwrap_or("[] 0").starts_with("[ ") || dashed["dashes"].as_str().unwrap().contains(' '), "{dashed}");
+    assert!(
+        dashed["dashes"]
+            .as_str()
+            .unwrap_or("[] 0")
+            .starts_with("[ ")
+            || dashed["dashes"].as_str().unwrap().contains(' '),
+        "{dashed}"
+    );
     assert_ne!(dashed["dashes"], "[] 0");
-    let arrow = d.iter().find(|x| x["fill"] == "#0000ff").expect("filled arrow head");
+    let arrow = d
+        .iter()
+        .find(|x| x["fill"] == "#0000ff")
+        .expect("filled arrow head");
     approx(f(arrow, "x1"), 90.0, 0.05, "tip at the end point");
     approx(f(arrow, "x1") - f(arrow, "x0"), 4.0, 0.05, "marker size");
 }
 
 #[test]
 fn polygons_use_their_fill_rule() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "polygon", "points": [{"x": 10, "y": 10}, {"x": 50, "y": 10}, {"x": 30, "y": 40}], "fill": {"color": "#ff0000", "rule": "even_odd"}, "stroke": {"width": 0}}
-    ])));
-    let p = pdf.drawings(0).into_iter().find(|d| d["fill"] == "#ff0000").unwrap();
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "polygon", "points": [{"x": 10, "y": 10}, {"x": 50, "y": 10}, {"x": 30, "y": 40}], "fill": {"color": "#ff0000", "rule": "even_odd"}, "stroke": {"width": 0}}
+        ]),
+    ));
+    let p = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["fill"] == "#ff0000")
+        .unwrap();
     assert_eq!(p["even_odd"], true);
     approx(f(p, "x0"), 10.0, 0.05, "x0");
     approx(f(p, "y1"), 40.0, 0.05, "y1");
@@ -357,10 +577,18 @@ fn polygons_use_their_fill_rule() {
 
 #[test]
 fn opacity_reaches_the_pdf() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "fill": {"color": "#ff0000", "opacity": 0.5}, "stroke": {"width": 0}}
-    ])));
-    let r = pdf.drawings(0).into_iter().find(|d| d["fill"] == "#ff0000").unwrap();
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "rect", "x": 10, "y": 10, "width": 10, "height": 10, "fill": {"color": "#ff0000", "opacity": 0.5}, "stroke": {"width": 0}}
+        ]),
+    ));
+    let r = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["fill"] == "#ff0000")
+        .unwrap();
     approx(f(r, "fill_opacity"), 0.5, 0.01, "fill opacity");
 }
 
@@ -369,12 +597,16 @@ fn images_fill_their_box_from_base64_data_uri_and_resource_files() {
     let png = std::fs::read(fixtures().join("dot.png")).unwrap();
     use base64::Engine as _;
     let b64 = base64::engine::general_purpose::STANDARD.encode(&png);
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "image", "x": 10, "y": 10, "width": 20, "height": 20, "data": b64, "fit": "stretch"},
-        {"type": "image", "x": 40, "y": 10, "width": 20, "height": 20, "data": format!("data:image/png;base64,{b64}"), "fit": "stretch"},
-        {"type": "image", "x": 70, "y": 10, "width": 20, "height": 20, "data": "dot.png", "format": "png", "fit": "stretch"},
-        {"type": "image", "x": 10, "y": 50, "width": 30, "height": 15, "data": "logo.svg"}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "image", "x": 10, "y": 10, "width": 20, "height": 20, "data": b64, "fit": "stretch"},
+            {"type": "image", "x": 40, "y": 10, "width": 20, "height": 20, "data": format!("data:image/png;base64,{b64}"), "fit": "stretch"},
+            {"type": "image", "x": 70, "y": 10, "width": 20, "height": 20, "data": "dot.png", "format": "png", "fit": "stretch"},
+            {"type": "image", "x": 10, "y": 50, "width": 30, "height": 15, "data": "logo.svg"}
+        ]),
+    ));
     let imgs = pdf.images(0);
     assert_eq!(imgs.len(), 3, "three raster images: {imgs:?}");
     for (img, x) in imgs.iter().zip([10.0, 40.0, 70.0]) {
@@ -383,6 +615,13 @@ fn images_fill_their_box_from_base64_data_uri_and_resource_files() {
         approx(f(img, "x1") - f(img, "x0"), 20.0, 0.05, "image width");
     }
     // The SVG becomes vector drawing inside its box.
-    let svg = pdf.drawings(0).into_iter().find(|d| d["fill"] == "#336699").expect("svg drawn");
-    assert!(f(svg, "x0") >= 10.0 - 0.05 && f(svg, "x1") <= 40.05, "{svg}");
+    let svg = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["fill"] == "#336699")
+        .expect("svg drawn");
+    assert!(
+        f(svg, "x0") >= 10.0 - 0.05 && f(svg, "x1") <= 40.05,
+        "{svg}"
+    );
 }

@@ -18,9 +18,16 @@ impl Drop for Server {
 }
 
 fn start() -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(env!("CARGO_BIN_EXE_labelpress")).args(["serve", "--listen", &addr]).spawn().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_labelpress"))
+        .args(["serve", "--listen", &addr])
+        .spawn()
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(&addr).is_err() {
         assert!(Instant::now() < deadline, "server did not start");
@@ -32,7 +39,11 @@ fn start() -> Server {
 /// (status, headers in lower case, body)
 fn get(addr: &str, path: &str, headers: &str) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n{headers}\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n{headers}\r\n"
+    )
+    .unwrap();
     let mut raw = String::new();
     s.read_to_string(&mut raw).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
@@ -51,8 +62,16 @@ fn serve_answers_health_config_barcodes_and_unknown_routes() {
     let config: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(config["limits"]["sheets"], 2000);
     assert_eq!(config["defaults"]["font_family"], "DejaVu Sans");
-    let etag = head.lines().find_map(|l| l.strip_prefix("etag: ")).expect("etag").to_string();
-    let (status, _, _) = get(&server.addr, "/v1/doc/runtime-config", &format!("If-None-Match: {etag}\r\n"));
+    let etag = head
+        .lines()
+        .find_map(|l| l.strip_prefix("etag: "))
+        .expect("etag")
+        .to_string();
+    let (status, _, _) = get(
+        &server.addr,
+        "/v1/doc/runtime-config",
+        &format!("If-None-Match: {etag}\r\n"),
+    );
     assert_eq!(status, 304);
 
     let (status, head, body) = get(&server.addr, "/barcode/qr/hello", "");

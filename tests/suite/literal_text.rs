@@ -27,24 +27,39 @@ fn typst_markup_renders_exactly_as_typed() {
         .map(|(i, t)| json!({"type": "text", "x": 5, "y": 5 + 8 * i, "content": t}))
         .collect();
     let pdf = render(page_with(150.0, 150.0, json!(elements)));
-    let all: Vec<String> = pdf.spans(0).iter().map(|s| s["text"].as_str().unwrap().to_string()).collect();
+    let all: Vec<String> = pdf
+        .spans(0)
+        .iter()
+        .map(|s| s["text"].as_str().unwrap().to_string())
+        .collect();
     for t in hostile {
-        assert!(all.iter().any(|s| s == t), "{t:?} not rendered literally; spans: {all:?}");
+        assert!(
+            all.iter().any(|s| s == t),
+            "{t:?} not rendered literally; spans: {all:?}"
+        );
     }
 }
 
 #[test]
 fn page_variables_are_the_only_substitutions() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 5, "y": 5, "content": "{page}/{total_pages} {other} {{page}}"}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 5, "y": 5, "content": "{page}/{total_pages} {other} {{page}}"}
+        ]),
+    ));
     assert_eq!(pdf.text(0), "1/1 {other} {1}");
 }
 
 #[test]
 fn unicode_and_control_characters_are_safe() {
-    let pdf = render(page_with(100.0, 100.0, json!([
-        {"type": "text", "x": 5, "y": 5, "content": "Grüße Ωmega\u{0007}end"}
-    ])));
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "text", "x": 5, "y": 5, "content": "Grüße Ωmega\u{0007}end"}
+        ]),
+    ));
     assert!(pdf.text(0).contains("Grüße Ωmega"), "{}", pdf.text(0));
 }

@@ -22,7 +22,14 @@ pub fn fixtures() -> PathBuf {
 /// depend on the machine's fonts; resources from tests/fixtures.
 pub static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     let resources = ResourceDir::new(&fixtures()).expect("tests/fixtures exists");
-    Engine::new(Default::default(), &FontOptions { system: false, dir: None }, Some(resources))
+    Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        Some(resources),
+    )
 });
 
 /// A PDF as PyMuPDF reads it.
@@ -59,7 +66,10 @@ pub fn read_pdf(bytes: Vec<u8>) -> Pdf {
         "pdfread.py failed (is PyMuPDF installed? `pip install -r tests/support/requirements.txt`):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Pdf { json: serde_json::from_slice(&out.stdout).unwrap(), bytes }
+    Pdf {
+        json: serde_json::from_slice(&out.stdout).unwrap(),
+        bytes,
+    }
 }
 
 /// The violations of an invalid request.
@@ -77,7 +87,9 @@ pub fn violations(request: Value) -> Vec<Violation> {
 pub fn assert_violation(request: Value, path: &str, text: &str) {
     let found = violations(request);
     assert!(
-        found.iter().any(|v| v.path == path && v.message.contains(text)),
+        found
+            .iter()
+            .any(|v| v.path == path && v.message.contains(text)),
         "no violation at `{path}` containing `{text}`; got {found:#?}"
     );
 }
@@ -92,7 +104,10 @@ pub fn render_error(request: Value) -> RenderError {
 
 #[track_caller]
 pub fn approx(actual: f64, expected: f64, tolerance: f64, what: &str) {
-    assert!((actual - expected).abs() <= tolerance, "{what}: {actual} is not within {tolerance} of {expected}");
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "{what}: {actual} is not within {tolerance} of {expected}"
+    );
 }
 
 impl Pdf {
@@ -105,12 +120,20 @@ impl Pdf {
     }
 
     pub fn spans(&self, page: usize) -> Vec<&Value> {
-        self.page(page)["spans"].as_array().unwrap().iter().collect()
+        self.page(page)["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect()
     }
 
     /// All text of a page joined in reading order.
     pub fn text(&self, page: usize) -> String {
-        self.spans(page).iter().map(|s| s["text"].as_str().unwrap()).collect::<Vec<_>>().join(" ")
+        self.spans(page)
+            .iter()
+            .map(|s| s["text"].as_str().unwrap())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The first span containing `text`.
@@ -121,19 +144,36 @@ impl Pdf {
             .iter()
             .find(|s| s["text"].as_str().unwrap().contains(text))
             .copied()
-            .unwrap_or_else(|| panic!("no span containing {text:?} on page {page}; spans: {:?}", spans.iter().map(|s| &s["text"]).collect::<Vec<_>>()))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no span containing {text:?} on page {page}; spans: {:?}",
+                    spans.iter().map(|s| &s["text"]).collect::<Vec<_>>()
+                )
+            })
     }
 
     pub fn drawings(&self, page: usize) -> Vec<&Value> {
-        self.page(page)["drawings"].as_array().unwrap().iter().collect()
+        self.page(page)["drawings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect()
     }
 
     pub fn links(&self, page: usize) -> Vec<&Value> {
-        self.page(page)["links"].as_array().unwrap().iter().collect()
+        self.page(page)["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect()
     }
 
     pub fn images(&self, page: usize) -> Vec<&Value> {
-        self.page(page)["images"].as_array().unwrap().iter().collect()
+        self.page(page)["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect()
     }
 
     pub fn meta(&self, key: &str) -> &str {
@@ -146,7 +186,9 @@ impl Pdf {
 }
 
 pub fn f(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("{key} missing in {v}"))
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing in {v}"))
 }
 
 /// A one-page request with these elements on a page of `w` x `h` mm.

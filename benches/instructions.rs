@@ -1,0 +1,53 @@
+//! Instruction counts, for a reproducible ratio under load: renders N distinct
+//! labels one way. Run each under callgrind and compare the totals:
+//!
+//! ```sh
+//! cargo bench --profile dev --bench instructions --no-run
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/debug/deps/instructions-* baseline 50
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/debug/deps/instructions-* labelpress 50
+//! ```
+//! (`labelpress-barcodes` includes the label's Code 128 and QR code.)
+
+use labelpress::engine::fonts::FontOptions;
+use labelpress::Engine;
+
+fn main() {
+    let mut args = std::env::args().skip(1).filter(|a| !a.starts_with('-'));
+    let mode = args.next().unwrap_or_else(|| "labelpress".into());
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let engine = Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        None,
+    );
+    let by_hand = include_str!("label_by_hand.typ");
+    let template: serde_json::Value =
+        serde_json::from_str(include_str!("../examples/label.json")).unwrap();
+    for i in 0..n {
+        match mode.as_str() {
+            "baseline" => {
+                engine
+                    .render_typst(by_hand.replace("RECIPIENT", &format!("Recipient {i}")))
+                    .unwrap();
+            }
+            "labelpress" | "labelpress-barcodes" => {
+                let mut doc = template.clone();
+                let elements = doc["pages"][0]["elements"].as_array_mut().unwrap();
+                elements[9]["content"] =
+                    format!("[B]Recipient {i}[/B]\nLindenallee 17\n10115 Berlin\n[B]GERMANY[/B]")
+                        .into();
+                if mode == "labelpress-barcodes" {
+                    elements.push(serde_json::json!({"type": "barcode", "x": 10, "y": 69, "width": 80, "height": 25, "format": "code128", "content": format!("SHIP{i:013}")}));
+                    elements.push(serde_json::json!({"type": "barcode", "x": 8, "y": 106, "width": 25, "height": 25, "format": "qrcode", "content": format!("https://track.example-shipping.com/parcel?id=SHIP{i:011}")}));
+                }
+                engine
+                    .render_bytes(&serde_json::to_vec(&doc).unwrap())
+                    .unwrap();
+            }
+            other => panic!("unknown mode {other}"),
+        }
+    }
+}
