@@ -18,10 +18,12 @@ fn rss_mib() -> f64 {
 }
 
 fn main() {
+    // `cargo test --all-targets` runs this without `--bench`: a short smoke run.
+    let benching = std::env::args().any(|a| a == "--bench");
     let n: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
-        .unwrap_or(2000);
+        .unwrap_or(if benching { 2000 } else { 20 });
     let engine = Engine::new(
         Default::default(),
         &FontOptions {
