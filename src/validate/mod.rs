@@ -50,6 +50,7 @@ pub enum RequestError {
 
 fn summary(violations: &[Violation]) -> String {
     match violations {
+        [one] if one.path.is_empty() => one.message.clone(),
         [one] => format!("{}: {}", one.path, one.message),
         [first, ..] => format!(
             "{} violations; first {}: {}",
