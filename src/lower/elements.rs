@@ -257,9 +257,6 @@ impl Ctx<'_> {
         if style.shrink_to_fit {
             let _ = write!(args, ", shrink: true, min: {}", ty::pt(style.min_size));
         }
-        if style.weight != 400 {
-            let _ = write!(args, ", weight: {}", style.weight);
-        }
         args
     }
 
