@@ -14,5 +14,6 @@ pub mod model;
 pub mod pdf;
 pub mod style;
 pub mod validate;
+pub mod verify;
 
 pub use engine::{Engine, RenderError, Rendered};

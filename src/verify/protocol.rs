@@ -1,0 +1,126 @@
+//! The verification protocol, shared by both sides: the verification service
+//! (`POST /v1/verify`, in [`crate::verify`]) and the render route's
+//! authenticator, which calls it in-process or over HTTP through the
+//! [`Verifier`] trait. Bodies and statuses follow part B of
+//! `barcode-and-verification-services.md` and DECISIONS section 5.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+
+/// One verification call: what `POST /v1/verify` carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyCall {
+    /// The bearer token exactly as the client sent it (never logged or stored).
+    pub token: String,
+    /// Units to deduct, >= 1 (empty body = 1).
+    pub count: u64,
+    /// Validate only; deduct nothing.
+    pub dry_run: bool,
+    /// Same key within 24 h: the first answer again, deducted once.
+    pub idempotency_key: Option<String>,
+}
+
+/// Per-token rate limit (extension field of the 200 body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RateLimit {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+/// The 200 body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Granted {
+    /// Always `"ok"`.
+    pub status: String,
+    /// Balance after the deduction.
+    pub balance: u64,
+    /// Expiry in Unix milliseconds; `None` never expires.
+    pub expires_at: Option<i64>,
+    /// ISO 8601 duration until expiry (`P29DT23H59M`) or `"unlimited"`.
+    pub remaining: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// Why the verifier said no. Each maps to one status and `error` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    /// 400 `Bad Request` (count not an integer >= 1, body not JSON).
+    BadRequest,
+    /// 401 `Missing Token`.
+    MissingToken,
+    /// 403 `Invalid Token`: malformed, unknown or revoked.
+    InvalidToken,
+    /// 403 `Token Expired`.
+    TokenExpired,
+    /// 403 `Quota Exceeded`: balance below `count`; nothing deducted.
+    QuotaExceeded,
+    /// 403 `Banned`: the token's account is banned.
+    Banned,
+}
+
+impl Rejection {
+    pub fn status(self) -> u16 {
+        match self {
+            Rejection::BadRequest => 400,
+            Rejection::MissingToken => 401,
+            _ => 403,
+        }
+    }
+
+    /// The `error` value of the `{error, message}` body.
+    pub fn error(self) -> &'static str {
+        match self {
+            Rejection::BadRequest => "Bad Request",
+            Rejection::MissingToken => "Missing Token",
+            Rejection::InvalidToken => "Invalid Token",
+            Rejection::TokenExpired => "Token Expired",
+            Rejection::QuotaExceeded => "Quota Exceeded",
+            Rejection::Banned => "Banned",
+        }
+    }
+
+    /// Inverse of [`Rejection::error`], for the HTTP client side.
+    pub fn from_error(error: &str) -> Option<Rejection> {
+        [
+            Rejection::BadRequest,
+            Rejection::MissingToken,
+            Rejection::InvalidToken,
+            Rejection::TokenExpired,
+            Rejection::QuotaExceeded,
+            Rejection::Banned,
+        ]
+        .into_iter()
+        .find(|r| r.error() == error)
+    }
+}
+
+/// The error body of a rejection: `{error, message}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectionBody {
+    pub error: String,
+    pub message: String,
+}
+
+/// A verifier's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Granted(Granted),
+    Rejected(Rejection),
+}
+
+/// The verifier could not answer (network down, 5xx, timeout): the caller
+/// decides from its cache (DECISIONS section 4; API-502 when uncached).
+#[derive(Debug, thiserror::Error)]
+#[error("verifier unavailable: {0}")]
+pub struct Unavailable(pub String);
+
+pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Verdict, Unavailable>> + Send + 'a>>;
+
+/// Anything that answers verification calls: the in-process service or a
+/// remote one over HTTP (`--verify-url`).
+pub trait Verifier: Send + Sync + 'static {
+    fn verify(&self, call: VerifyCall) -> VerifyFuture<'_>;
+}
