@@ -37,6 +37,10 @@ pub struct StyleDefaults {
     pub marker_size: f64,
     /// Corner radius of rectangles in mm.
     pub corner_radius: f64,
+    /// Table cell padding (left and right) in mm when no style sets one.
+    pub cell_padding_x: f64,
+    /// Table cell padding (top and bottom) in mm when no style sets one.
+    pub cell_padding_y: f64,
 }
 
 impl Default for StyleDefaults {
@@ -52,6 +56,8 @@ impl Default for StyleDefaults {
             stroke_color: "#000000".into(),
             marker_size: 2.0,
             corner_radius: 0.0,
+            cell_padding_x: 1.0,
+            cell_padding_y: 0.5,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod http;
+pub mod layout;
 pub mod lower;
 pub mod model;
 pub mod pdf;

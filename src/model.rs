@@ -718,6 +718,8 @@ pub struct Stack {
     pub gap: f64,
     pub table: TableElement,
     pub blocks: Vec<Vec<Element>>,
+    /// Height of each block in mm (its lowest child's bottom).
+    pub block_heights: Vec<f64>,
     pub z_index: i64,
 }
 
@@ -741,6 +743,8 @@ pub struct Page {
     /// The effective margin (page margin, else `settings.page_margin`), if any.
     pub margin: Option<PageMargin>,
     pub elements: Vec<Element>,
+    /// Sheets this page prints on and what its tables and stacks show on each.
+    pub sheets: crate::layout::Sheets,
 }
 
 impl Page {

@@ -1,7 +1,11 @@
 //! Fonts: DejaVu Sans embedded (so rendering needs nothing installed), then
 //! an optional `--fonts DIR`, then the system's fonts.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use crate::layout::FaceMetrics;
 
 use typst::foundations::Bytes;
 use typst::text::{Font, FontBook, FontInfo};
@@ -23,6 +27,8 @@ pub struct FontOptions {
 /// The fonts one engine uses; built once, shared by every render.
 pub struct Fonts {
     store: FontStore,
+    /// Measured faces by (lowercase family, weight), filled on first use.
+    faces: Mutex<HashMap<(String, u16), Arc<FaceMetrics>>>,
 }
 
 impl Fonts {
@@ -46,7 +52,10 @@ impl Fonts {
         if options.system {
             store.extend(typst_kit::fonts::system());
         }
-        Fonts { store }
+        Fonts {
+            store,
+            faces: Mutex::default(),
+        }
     }
 
     pub fn book(&self) -> &LazyHash<FontBook> {
@@ -82,24 +91,45 @@ impl crate::validate::FontCatalog for Fonts {
         self.info(family).is_some()
     }
 
-    fn ascender(&self, family: &str, weight: u16) -> f64 {
-        let book = self.book();
+    fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
+        let key = (family.to_lowercase(), weight);
+        let mut faces = self.faces.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(face) = faces.get(&key) {
+            return face.clone();
+        }
+        let face = Arc::new(self.measure_face(&key.0, weight));
+        faces.insert(key, face.clone());
+        face
+    }
+}
+
+impl Fonts {
+    /// Metrics of the face `book.select` gives Typst for this family and weight.
+    fn measure_face(&self, family: &str, weight: u16) -> FaceMetrics {
         let variant = typst::text::FontVariant {
             weight: typst::text::FontWeight::from_number(weight),
             ..Default::default()
         };
-        book.select(&family.to_lowercase(), variant)
+        let Some(font) = self
+            .book()
+            .select(family, variant)
             .and_then(|i| self.font(i))
-            .map(|f| {
-                f.instantiate(
-                    variant,
-                    typst::layout::Abs::pt(10.0),
-                    &typst::text::FontVariations::default(),
-                )
-                .metrics()
-                .ascender
-                .get()
-            })
-            .unwrap_or(0.928)
+        else {
+            // Unknown families fail validation before anything is measured.
+            return FaceMetrics::new(0.928, |_| 0.6);
+        };
+        let instance = font.instantiate(
+            variant,
+            typst::layout::Abs::pt(10.0),
+            &typst::text::FontVariations::default(),
+        );
+        let ascender = instance.metrics().ascender.get();
+        FaceMetrics::new(ascender, move |c| {
+            let ttf = instance.ttf();
+            let glyph = ttf.glyph_index(c).unwrap_or_default();
+            instance
+                .x_advance(glyph.0)
+                .map_or(0.5, |em| em.get() as f32)
+        })
     }
 }

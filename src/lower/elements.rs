@@ -66,15 +66,24 @@ impl Ctx<'_> {
                 );
                 return Ok(());
             }
-            Element::Table(_) | Element::Stack(_) => {
-                return Err(LowerError::Unsupported {
-                    path: path.to_string(),
-                    message: "tables and stacks are not rendered by this version yet".into(),
-                })
-            }
+            // Flow elements are drawn piece by piece, sheet by sheet (`Ctx::body`).
+            Element::Table(_) | Element::Stack(_) => return Ok(()),
         };
         self.emit(placed, link);
         Ok(())
+    }
+
+    /// Places `body` with its top left at (x, y), inside `link` when given.
+    pub(crate) fn emit_placed(&mut self, x: f64, y: f64, body: String, link: Option<&LinkSpec>) {
+        self.emit(
+            Placed {
+                x,
+                y,
+                body,
+                unbounded: false,
+            },
+            link,
+        );
     }
 
     /// Writes `place(...)`, wrapping the body in its link when it has one.

@@ -8,13 +8,15 @@
 
 pub mod barcode;
 mod elements;
+mod table;
 pub mod typst;
 
 use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
-use crate::model::{Document, Element};
+use crate::layout::PieceKind;
+use crate::model::{Document, Element, Page};
 use crate::validate::{FontCatalog, Frame, Zone};
 
 /// The Typst helpers every generated document imports (as `/prelude.typ`).
@@ -76,8 +78,13 @@ pub fn lower(
     config: &RuntimeConfig,
     fonts: &dyn FontCatalog,
 ) -> Result<Lowered, LowerError> {
-    let first_sheet: Vec<usize> = (1..=doc.pages.len()).collect();
-    let total_sheets = doc.pages.len();
+    let mut first_sheet = Vec::with_capacity(doc.pages.len());
+    let mut next = 1;
+    for page in &doc.pages {
+        first_sheet.push(next);
+        next += page.sheets.count.max(1);
+    }
+    let total_sheets = next - 1;
     let mut ctx = Ctx {
         doc,
         config,
@@ -91,17 +98,18 @@ pub fn lower(
     ctx.out.push_str("#import \"/prelude.typ\": *\n#set page(margin: 0pt)\n#set par(spacing: 0pt, leading: 0pt)\n");
     ctx.document_settings();
     for (i, page) in doc.pages.iter().enumerate() {
-        ctx.sheet = ctx.first_sheet[i];
-        let _ = writeln!(
-            ctx.out,
-            "#page(width: {}, height: {}, {{",
-            typst::mm(page.width),
-            typst::mm(page.height)
-        );
-        ctx.sections(page.width, page.height)?;
-        let frame = Frame::body(page);
-        ctx.elements(&format!("pages[{i}].elements"), &page.elements, &frame)?;
-        ctx.out.push_str("})\n");
+        for sheet in 0..page.sheets.count.max(1) {
+            ctx.sheet = ctx.first_sheet[i] + sheet;
+            let _ = writeln!(
+                ctx.out,
+                "#page(width: {}, height: {}, {{",
+                typst::mm(page.width),
+                typst::mm(page.height)
+            );
+            ctx.sections(page.width, page.height)?;
+            ctx.body(i, page, sheet)?;
+            ctx.out.push_str("})\n");
+        }
     }
     Ok(Lowered {
         source: ctx.out,
@@ -176,6 +184,72 @@ impl Ctx<'_> {
             self.element(&format!("{path}[{i}]"), &elements[i], frame)?;
         }
         Ok(())
+    }
+
+    /// The body of one sheet of a request page: on the first sheet every
+    /// element, on continuation sheets only what the flow put there.
+    fn body(&mut self, index: usize, page: &Page, sheet: usize) -> Result<(), LowerError> {
+        let frame = Frame::body(page);
+        let mut order: Vec<usize> = (0..page.elements.len()).collect();
+        order.sort_by_key(|&i| page.elements[i].z_index());
+        for i in order {
+            let path = format!("pages[{index}].elements[{i}]");
+            match &page.elements[i] {
+                Element::Table(_) | Element::Stack(_) => {
+                    for piece in page
+                        .sheets
+                        .pieces
+                        .iter()
+                        .filter(|p| p.sheet == sheet && p.element == i)
+                    {
+                        self.piece(&path, &page.elements[i], &piece.kind, page, &frame)?;
+                    }
+                }
+                element if sheet == 0 => self.element(&path, element, &frame)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn piece(
+        &mut self,
+        path: &str,
+        element: &Element,
+        kind: &PieceKind,
+        page: &Page,
+        frame: &Frame,
+    ) -> Result<(), LowerError> {
+        match kind {
+            PieceKind::Table {
+                table,
+                header,
+                rows,
+                top,
+            } => {
+                self.table_piece(table, *header, rows.clone(), *top, page.width);
+                Ok(())
+            }
+            PieceKind::Block { block, top } => {
+                let Element::Stack(stack) = element else {
+                    return Ok(());
+                };
+                let table = &stack.table;
+                let left = frame.origin.0 + table.x;
+                let width = crate::validate::table_width(table).unwrap_or(0.0);
+                let block_frame = Frame {
+                    origin: (frame.origin.0, *top),
+                    table: Some((left, left + width)),
+                    zone: Zone::Block,
+                    ..*frame
+                };
+                self.elements(
+                    &format!("{path}.children[{}].elements", block + 1),
+                    &stack.blocks[*block],
+                    &block_frame,
+                )
+            }
+        }
     }
 
     /// Replaces `{page}` and `{total_pages}` with the current sheet numbers.

@@ -5,6 +5,7 @@
 //! errors of the others.
 
 mod elements;
+mod flow;
 mod geometry;
 mod image;
 mod table;
@@ -12,6 +13,7 @@ mod text;
 
 pub use self::geometry::{element_bounds, resolve_x, text_box_size, Frame, Zone, PT_MM};
 pub use self::image::{ImageKind, LoadedImage, ResourceDir};
+pub use self::table::table_width;
 pub use self::text::{parse_rich_text, Run};
 
 use serde::Serialize;
@@ -66,8 +68,12 @@ fn summary(violations: &[Violation]) -> String {
 pub trait FontCatalog {
     /// Whether a family with this name (case-insensitive) is available.
     fn has_family(&self, family: &str) -> bool;
+    /// Metrics of the face Typst picks for this family and weight.
+    fn face(&self, family: &str, weight: u16) -> std::sync::Arc<crate::layout::FaceMetrics>;
     /// The family's ascender in em, which puts the first baseline below a text box's top.
-    fn ascender(&self, family: &str, weight: u16) -> f64;
+    fn ascender(&self, family: &str, weight: u16) -> f64 {
+        self.face(family, weight).ascender
+    }
 }
 
 /// Everything from outside that validation consults.
@@ -226,6 +232,7 @@ impl<'a> Validator<'a> {
                 height,
                 margin,
                 elements: Vec::new(),
+                sheets: Default::default(),
             };
             let frame = Frame::body(&page);
             let content = page.content_box();
@@ -233,7 +240,18 @@ impl<'a> Validator<'a> {
             let footer_h = footer.as_ref().map_or(0.0, |s| s.height);
             self.body_height = content.bottom().min(height - footer_h) - content.y.max(header_h);
             page.elements = self.elements(&format!("{path}.elements"), raw_page.elements, &frame);
+            page.sheets = self.page_flow(&path, &page, header_h, footer_h);
             pages.push(page);
+        }
+        let sheets: usize = pages.iter().map(|p| p.sheets.count).sum();
+        if sheets > limits.sheets {
+            self.push(
+                "pages",
+                format!(
+                    "the document needs {sheets} sheets with its continuation sheets; at most {} are allowed",
+                    limits.sheets
+                ),
+            );
         }
         if self.element_count > limits.elements {
             self.push(

@@ -369,6 +369,7 @@ impl Validator<'_> {
             ..*frame
         };
         let mut blocks = Vec::new();
+        let mut block_heights = Vec::new();
         for (i, child) in children.enumerate() {
             let cpath = format!("{path}.children[{}]", i + 1);
             if child.get("type").and_then(Value::as_str) != Some("block") {
@@ -414,11 +415,13 @@ impl Validator<'_> {
                 );
             }
             blocks.push(elements);
+            block_heights.push(height);
         }
         Some(Stack {
             gap,
             table,
             blocks,
+            block_heights,
             z_index: raw.z_index,
         })
     }

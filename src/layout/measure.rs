@@ -1,0 +1,278 @@
+//! Text measurement and line breaking for table cells.
+//!
+//! Tables are paginated by labelpress, not by Typst, so row heights must be
+//! known before Typst runs. Cell text is measured with the font's advance
+//! widths and broken into lines here; the lowering then emits exactly these
+//! lines, one placed line each, so Typst never re-wraps and the heights used
+//! for pagination are the heights printed. Kerning is ignored: it narrows
+//! text slightly, so a line measured to fit always fits.
+
+use crate::validate::Run;
+
+/// Advance widths and the ascender of one font face (one family and weight).
+pub struct FaceMetrics {
+    /// Ascender in em (the distance from a line box's top to its baseline).
+    pub ascender: f64,
+    /// Advances of ASCII characters in em, looked up without the font.
+    ascii: [f32; 128],
+    /// Advance of any other character in em.
+    other: Box<dyn Fn(char) -> f32 + Send + Sync>,
+}
+
+impl FaceMetrics {
+    pub fn new(
+        ascender: f64,
+        advance: impl Fn(char) -> f32 + Send + Sync + 'static,
+    ) -> FaceMetrics {
+        let mut ascii = [0.0; 128];
+        for (i, slot) in ascii.iter_mut().enumerate() {
+            *slot = advance(i as u8 as char);
+        }
+        FaceMetrics {
+            ascender,
+            ascii,
+            other: Box::new(advance),
+        }
+    }
+
+    /// Width of `text` in em.
+    pub fn width(&self, text: &str) -> f64 {
+        let mut sum = 0.0f32;
+        for c in text.chars() {
+            sum += match self.ascii.get(c as usize) {
+                Some(&w) => w,
+                None => (self.other)(c),
+            };
+        }
+        sum as f64
+    }
+}
+
+/// A piece of a line with one formatting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub text: String,
+    pub bold: bool,
+    pub large: bool,
+}
+
+/// One line of cell text as it will be printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub segments: Vec<Segment>,
+    /// Measured width in mm.
+    pub width: f64,
+    /// Whether a `[L]` (1.5x) run is on this line, which makes the line taller.
+    pub large: bool,
+}
+
+impl Line {
+    fn empty() -> Line {
+        Line {
+            segments: Vec::new(),
+            width: 0.0,
+            large: false,
+        }
+    }
+
+    fn push(&mut self, text: &str, bold: bool, large: bool, width: f64) {
+        self.width += width;
+        self.large |= large;
+        match self.segments.last_mut() {
+            Some(last) if last.bold == bold && last.large == large => last.text.push_str(text),
+            _ => self.segments.push(Segment {
+                text: text.to_string(),
+                bold,
+                large,
+            }),
+        }
+    }
+
+    /// The line's text without formatting.
+    pub fn plain(&self) -> String {
+        self.segments.iter().map(|s| s.text.as_str()).collect()
+    }
+}
+
+/// Measures a run's text in mm: `(text, bold, large) -> width`.
+pub type Measure<'a> = &'a dyn Fn(&str, bool, bool) -> f64;
+
+/// Breaks runs into lines no wider than `max_width` (mm), at spaces, and
+/// inside a word only when the word alone is wider than the line. Explicit
+/// line breaks always break. `None` breaks only at explicit line breaks.
+pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Vec<Line> {
+    let mut lines = vec![Line::empty()];
+    // Spaces measured but not yet placed: they vanish at a line end.
+    let mut pending: Vec<(String, bool, bool, f64)> = Vec::new();
+    for run in runs {
+        let (text, bold, large) = match run {
+            Run::LineBreak => {
+                pending.clear();
+                lines.push(Line::empty());
+                continue;
+            }
+            Run::Text { text, bold, large } => (text.as_str(), *bold, *large),
+        };
+        let Some(max) = max_width else {
+            let line = lines.last_mut().expect("at least one line");
+            line.push(text, bold, large, measure(text, bold, large));
+            continue;
+        };
+        for token in tokens(text) {
+            let width = measure(token, bold, large);
+            if token.starts_with(' ') {
+                pending.push((token.to_string(), bold, large, width));
+                continue;
+            }
+            let line = lines.last_mut().expect("at least one line");
+            let spaces: f64 = pending.iter().map(|p| p.3).sum();
+            if line.segments.is_empty() || line.width + spaces + width <= max + 1e-9 {
+                if !line.segments.is_empty() {
+                    for (s, b, l, w) in pending.drain(..) {
+                        line.push(&s, b, l, w);
+                    }
+                }
+                pending.clear();
+                if line.segments.is_empty() && width > max {
+                    split_word(&mut lines, token, bold, large, max, measure);
+                } else {
+                    line.push(token, bold, large, width);
+                }
+                continue;
+            }
+            pending.clear();
+            lines.push(Line::empty());
+            if width > max {
+                split_word(&mut lines, token, bold, large, max, measure);
+            } else {
+                let line = lines.last_mut().expect("at least one line");
+                line.push(token, bold, large, width);
+            }
+        }
+    }
+    lines
+}
+
+/// Places a word wider than a line, character by character, starting on the
+/// (empty) last line.
+fn split_word(
+    lines: &mut Vec<Line>,
+    word: &str,
+    bold: bool,
+    large: bool,
+    max: f64,
+    measure: Measure,
+) {
+    let mut buf = [0u8; 4];
+    for c in word.chars() {
+        let s: &str = c.encode_utf8(&mut buf);
+        let w = measure(s, bold, large);
+        let line = lines.last_mut().expect("at least one line");
+        if !line.segments.is_empty() && line.width + w > max + 1e-9 {
+            lines.push(Line::empty());
+        }
+        let line = lines.last_mut().expect("at least one line");
+        line.push(s, bold, large, w);
+    }
+}
+
+/// Splits text into words and runs of spaces, in order.
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let space = first == ' ';
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| (c == ' ') != space)
+            .map_or(rest.len(), |(i, _)| i);
+        let (token, tail) = rest.split_at(end);
+        rest = tail;
+        Some(token)
+    })
+}
+
+/// The longest prefix of `line` (in characters) that fits `max` mm with an
+/// ellipsis after it, as a new line ending in `…`.
+pub fn ellipsize(line: &Line, max: f64, measure: Measure) -> Line {
+    if line.width <= max + 1e-9 {
+        return line.clone();
+    }
+    let ellipsis = |bold, large| measure("…", bold, large);
+    let mut out = Line::empty();
+    let mut buf = [0u8; 4];
+    for seg in &line.segments {
+        for c in seg.text.chars() {
+            let s: &str = c.encode_utf8(&mut buf);
+            let w = measure(s, seg.bold, seg.large);
+            if out.width + w + ellipsis(seg.bold, seg.large) > max + 1e-9 {
+                out.push("…", seg.bold, seg.large, ellipsis(seg.bold, seg.large));
+                return out;
+            }
+            out.push(s, seg.bold, seg.large, w);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character 1 mm wide.
+    fn unit(text: &str, _: bool, _: bool) -> f64 {
+        text.chars().count() as f64
+    }
+
+    fn plain(text: &str) -> Vec<Run> {
+        vec![Run::Text {
+            text: text.into(),
+            bold: false,
+            large: false,
+        }]
+    }
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(Line::plain).collect()
+    }
+
+    #[test]
+    fn words_wrap_at_spaces_and_trailing_spaces_vanish() {
+        let lines = break_lines(&plain("aaa bbb ccc"), Some(7.0), &unit);
+        assert_eq!(texts(&lines), ["aaa bbb", "ccc"]);
+        assert_eq!(lines[0].width, 7.0);
+    }
+
+    #[test]
+    fn long_words_break_inside() {
+        let lines = break_lines(&plain("abcdefgh ij"), Some(3.0), &unit);
+        assert_eq!(texts(&lines), ["abc", "def", "gh", "ij"]);
+    }
+
+    #[test]
+    fn explicit_breaks_always_break() {
+        let runs = vec![
+            Run::Text {
+                text: "a".into(),
+                bold: false,
+                large: false,
+            },
+            Run::LineBreak,
+            Run::Text {
+                text: "b c".into(),
+                bold: true,
+                large: true,
+            },
+        ];
+        let lines = break_lines(&runs, None, &unit);
+        assert_eq!(texts(&lines), ["a", "b c"]);
+        assert!(lines[1].large && !lines[0].large);
+    }
+
+    #[test]
+    fn ellipsis_keeps_what_fits() {
+        let line = &break_lines(&plain("abcdefgh"), None, &unit)[0];
+        assert_eq!(ellipsize(line, 4.0, &unit).plain(), "abc…");
+        assert_eq!(ellipsize(line, 9.0, &unit).plain(), "abcdefgh");
+    }
+}

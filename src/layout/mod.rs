@@ -1,0 +1,13 @@
+//! Layout that labelpress does itself, before Typst runs: table cells and
+//! rows (measured with the fonts' advance widths) and the flow of tables and
+//! stacks onto continuation sheets. Validation calls it, so a row or block
+//! that cannot fit on a sheet is an API-002 error, and the lowering emits
+//! what it decided.
+
+pub mod flow;
+pub mod measure;
+pub mod table;
+
+pub use flow::{paginate, FlowItem, Piece, PieceKind, SheetGeometry, Sheets};
+pub use measure::FaceMetrics;
+pub use table::{lay_out, TableEnv, TableLayout};

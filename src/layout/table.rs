@@ -1,0 +1,657 @@
+//! Table layout: column widths, each cell's style, lines and box, and row
+//! heights, all decided before Typst runs so that labelpress paginates
+//! (Typst's own table costs ~0.5 ms and ~90 KB per row; placing measured
+//! cells costs a fraction of that).
+//!
+//! Priorities (spec, "Priorities"), lowest first:
+//! - style: `settings.defaults`, `table.cell`, the zone's `cell`
+//!   (`header`/`row_header`/`body`), then `body.alternate_fill` on every
+//!   second body row (fill only, data columns only), `columns[].cell` /
+//!   `header_cell`, the complex cell's `style`;
+//! - borders: `grid`, then the same layers side by side. Where two cells
+//!   share an edge, the side set at the higher level wins; on a tie the
+//!   lower or right-hand cell wins.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::measure::{break_lines, ellipsize, Line};
+use crate::config::StyleDefaults;
+use crate::model::*;
+use crate::style::*;
+use crate::validate::{parse_rich_text, FontCatalog, PT_MM};
+
+/// A side of a cell: the level that set it (0 = the grid) and its line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side {
+    pub level: u8,
+    /// `None`: no line (`false`).
+    pub stroke: Option<ResolvedStroke>,
+}
+
+/// The resolved grid: which line the table draws where no cell says otherwise.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    pub frame: Option<ResolvedStroke>,
+    pub horizontal: Option<ResolvedStroke>,
+    pub vertical: Option<ResolvedStroke>,
+}
+
+/// A cell's text: its lines and how they sit in the cell.
+#[derive(Debug, Clone)]
+pub struct CellText {
+    pub style: ResolvedText,
+    pub lines: Vec<Line>,
+    /// Height of each line in mm.
+    pub line_heights: Vec<f64>,
+    pub padding: CellPadding,
+    pub offset: (f64, f64),
+    /// Lines are cut at the cell's content box (`text_overflow: clip`).
+    pub clip: bool,
+}
+
+impl CellText {
+    pub fn height(&self) -> f64 {
+        self.line_heights.iter().sum()
+    }
+}
+
+/// One cell (header or body) with everything needed to draw it.
+#[derive(Debug, Clone)]
+pub struct CellBox {
+    /// Row within its zone (header rows or body rows).
+    pub row: usize,
+    pub col: usize,
+    pub row_span: usize,
+    pub col_span: usize,
+    pub fill: Option<ResolvedFill>,
+    /// top, right, bottom, left.
+    pub sides: [Side; 4],
+    pub text: CellText,
+    pub link: Option<LinkSpec>,
+}
+
+/// A laid-out table, ready to paginate and draw.
+#[derive(Debug, Clone)]
+pub struct TableLayout {
+    /// Left edge in page mm.
+    pub left: f64,
+    pub widths: Vec<f64>,
+    /// Heights of the header rows (none when the header is hidden).
+    pub header_heights: Vec<f64>,
+    pub body_heights: Vec<f64>,
+    pub header_cells: Vec<CellBox>,
+    pub body_cells: Vec<CellBox>,
+    /// Indices into `body_cells` of the cells starting in each body row.
+    pub body_row_cells: Vec<std::ops::Range<usize>>,
+    pub repeat_header: bool,
+    pub grid: Grid,
+    /// For each body row, the last row that must stay on its sheet (spans).
+    pub group_end: Vec<usize>,
+}
+
+impl TableLayout {
+    pub fn width(&self) -> f64 {
+        self.widths.iter().sum()
+    }
+
+    pub fn header_height(&self) -> f64 {
+        self.header_heights.iter().sum()
+    }
+
+    /// Left edge of column `col` in page mm.
+    pub fn column_x(&self, col: usize) -> f64 {
+        self.left + self.widths[..col].iter().sum::<f64>()
+    }
+}
+
+/// A rule a table breaks that only layout can see; `path` is relative to the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableError {
+    pub path: String,
+    pub message: String,
+}
+
+/// What table layout reads besides the table.
+pub struct TableEnv<'a> {
+    pub fonts: &'a dyn FontCatalog,
+    pub sys: &'a StyleDefaults,
+    pub settings: &'a Settings,
+}
+
+/// A cell before its lines are broken (the widths are not known yet).
+struct Pending {
+    row: usize,
+    col: usize,
+    row_span: usize,
+    col_span: usize,
+    text: String,
+    style_layers: Vec<(u8, TableCellStyle)>,
+    alternate: Option<FillStyle>,
+    link: Option<LinkSpec>,
+}
+
+/// Lays a (validated) table out; `left` is its page x in mm.
+pub fn lay_out(
+    t: &TableElement,
+    left: f64,
+    env: &TableEnv,
+) -> Result<TableLayout, Vec<TableError>> {
+    let mut errors = Vec::new();
+    let header_cfg = t.header.clone().unwrap_or_default();
+    let show_header = header_cfg.show.unwrap_or(true);
+    let zone = |z: Option<&TableCellStyle>| z.cloned();
+    let table_cell = t.cell.clone();
+
+    // Header cells: grouped rows, then the leaf row of column headers.
+    let mut header = Vec::new();
+    let mut header_rows = 0;
+    if show_header {
+        let ncols = t.columns.len();
+        let grouped = header_cfg.rows.clone().unwrap_or_default();
+        let mut taken: HashMap<(usize, usize), ()> = HashMap::new();
+        for (r, row) in grouped.iter().enumerate() {
+            let mut col = 0;
+            for (i, cell) in row.cells.iter().enumerate() {
+                while taken.contains_key(&(r, col)) {
+                    col += 1;
+                }
+                let cs = cell.col_span.unwrap_or(1).max(1) as usize;
+                let rs = cell.row_span.unwrap_or(1).max(1) as usize;
+                if col + cs > ncols {
+                    errors.push(TableError {
+                        path: format!(".header.rows[{r}].cells[{i}]"),
+                        message: format!("does not fit: the cells before it and the spans from above fill the {ncols} columns"),
+                    });
+                    break;
+                }
+                for rr in r..r + rs {
+                    for cc in col..col + cs {
+                        taken.insert((rr, cc), ());
+                    }
+                }
+                header.push(Pending {
+                    row: r,
+                    col,
+                    row_span: rs,
+                    col_span: cs,
+                    text: cell.content.clone(),
+                    style_layers: layers(&[
+                        (1, table_cell.as_ref()),
+                        (2, header_cfg.cell.as_ref()),
+                    ]),
+                    alternate: None,
+                    link: None,
+                });
+                col += cs;
+            }
+        }
+        header_rows = grouped.len();
+        if t.columns.iter().any(|c| c.header.is_some()) || grouped.is_empty() {
+            for (c, column) in t.columns.iter().enumerate() {
+                header.push(Pending {
+                    row: header_rows,
+                    col: c,
+                    row_span: 1,
+                    col_span: 1,
+                    text: column.header.clone().unwrap_or_default(),
+                    style_layers: layers(&[
+                        (1, table_cell.as_ref()),
+                        (2, header_cfg.cell.as_ref()),
+                        (3, column.header_cell.as_ref()),
+                    ]),
+                    alternate: None,
+                    link: None,
+                });
+            }
+            header_rows += 1;
+        }
+    }
+
+    // Body cells, row by row in column order; cells covered by a span are skipped.
+    let body_zone = zone(t.body.as_ref().and_then(|b| b.cell.as_ref()));
+    let row_header_zone = zone(t.row_header.as_ref().and_then(|b| b.cell.as_ref()));
+    let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.clone());
+    let mut covered: HashMap<(usize, usize), ()> = HashMap::new();
+    let mut body = Vec::with_capacity(t.rows.len() * t.columns.len());
+    for (r, row) in t.rows.iter().enumerate() {
+        for (c, column) in t.columns.iter().enumerate() {
+            if covered.contains_key(&(r, c)) {
+                continue;
+            }
+            let value = row.get(&column.key);
+            let (text, style, link, rs, cs) = match value {
+                Some(Value::Object(_)) => {
+                    let cell: ComplexCell = serde_json::from_value(
+                        value.cloned().unwrap_or(Value::Null),
+                    )
+                    .unwrap_or(ComplexCell {
+                        value: None,
+                        row_span: None,
+                        col_span: None,
+                        style: None,
+                        link: None,
+                    });
+                    (
+                        simple_text(cell.value.as_ref()),
+                        cell.style,
+                        cell.link,
+                        cell.row_span.unwrap_or(1).max(1) as usize,
+                        cell.col_span.unwrap_or(1).max(1) as usize,
+                    )
+                }
+                other => (simple_text(other), None, None, 1, 1),
+            };
+            for rr in r..r + rs {
+                for cc in c..c + cs {
+                    covered.insert((rr, cc), ());
+                }
+            }
+            let row_header = column.role == Some(ColumnRole::RowHeader);
+            let zone_style = if row_header {
+                &row_header_zone
+            } else {
+                &body_zone
+            };
+            body.push(Pending {
+                row: r,
+                col: c,
+                row_span: rs,
+                col_span: cs,
+                text,
+                style_layers: layers(&[
+                    (1, table_cell.as_ref()),
+                    (2, zone_style.as_ref()),
+                    (3, column.cell.as_ref()),
+                    (4, style.as_ref()),
+                ]),
+                alternate: if !row_header && r % 2 == 1 {
+                    alternate.clone()
+                } else {
+                    None
+                },
+                link,
+            });
+        }
+    }
+
+    // Rich text first: broken tags are errors, and widths are measured from runs.
+    let defaults_text = env.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
+    let mut resolve =
+        |p: &Pending, path: String| -> Option<(ResolvedText, Vec<crate::validate::Run>)> {
+            let mut text_layers: Vec<Option<&TextStyle>> = vec![defaults_text];
+            text_layers.extend(p.style_layers.iter().map(|(_, s)| s.text.as_ref()));
+            let style = resolve_text(&merge_text(&text_layers), env.sys);
+            match parse_rich_text(&p.text) {
+                Ok(runs) => Some((style, runs)),
+                Err(message) => {
+                    errors.push(TableError { path, message });
+                    None
+                }
+            }
+        };
+    let header_runs: Vec<_> = header
+        .iter()
+        .map(|p| resolve(p, format!(".header.rows[{}]", p.row)))
+        .collect();
+    let body_runs: Vec<_> = body
+        .iter()
+        .map(|p| resolve(p, format!(".rows[{}].{}", p.row, t.columns[p.col].key)))
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    let measurer = Measurer::new(env.fonts);
+    let widths = column_widths(
+        t,
+        &header,
+        &header_runs,
+        &body,
+        &body_runs,
+        &measurer,
+        env.sys,
+    );
+
+    let build = |p: &Pending, resolved: &Option<(ResolvedText, Vec<crate::validate::Run>)>| {
+        let (style, runs) = resolved.clone().expect("errors returned above");
+        let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
+        cell_box(p, style, &runs, width, &measurer, env)
+    };
+    let header_cells: Vec<CellBox> = header
+        .iter()
+        .zip(&header_runs)
+        .map(|(p, r)| build(p, r))
+        .collect();
+    let body_cells: Vec<CellBox> = body
+        .iter()
+        .zip(&body_runs)
+        .map(|(p, r)| build(p, r))
+        .collect();
+
+    let pagination = t.pagination.clone().unwrap_or_default();
+    let header_heights = row_heights(
+        header_rows,
+        &header_cells,
+        pagination.header_min_height.unwrap_or(0.0),
+    );
+    let body_heights = row_heights(
+        t.rows.len(),
+        &body_cells,
+        pagination.row_min_height.unwrap_or(0.0),
+    );
+    let mut body_row_cells = vec![0..0; t.rows.len()];
+    let mut start = 0;
+    for (r, range) in body_row_cells.iter_mut().enumerate() {
+        let end = start
+            + body_cells[start..]
+                .iter()
+                .take_while(|c| c.row == r)
+                .count();
+        *range = start..end;
+        start = end;
+    }
+    let group_end = span_groups(&body_cells, &body_row_cells);
+
+    let grid = t.grid.clone().unwrap_or_default();
+    let stroke = |s: &Option<StrokeOrOff>| resolve_side(s.as_ref(), env);
+    Ok(TableLayout {
+        left,
+        widths,
+        header_heights,
+        body_heights,
+        header_cells,
+        body_cells,
+        body_row_cells,
+        repeat_header: header_cfg.repeat_on_page_break.unwrap_or(true),
+        grid: Grid {
+            frame: stroke(&grid.frame),
+            horizontal: stroke(&grid.horizontal),
+            vertical: stroke(&grid.vertical),
+        },
+        group_end,
+    })
+}
+
+/// Style layers that are present, with their priority level.
+fn layers(list: &[(u8, Option<&TableCellStyle>)]) -> Vec<(u8, TableCellStyle)> {
+    list.iter()
+        .filter_map(|(level, s)| s.map(|s| (*level, s.clone())))
+        .collect()
+}
+
+/// null is empty, booleans are `true`/`false`, numbers as given.
+fn simple_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn resolve_side(side: Option<&StrokeOrOff>, env: &TableEnv) -> Option<ResolvedStroke> {
+    match side {
+        Some(StrokeOrOff::Stroke(s)) => {
+            let defaults = env
+                .settings
+                .defaults
+                .as_ref()
+                .and_then(|d| d.stroke.as_ref());
+            Some(resolve_stroke(
+                merge_stroke(Some(s), defaults).as_ref(),
+                env.sys.line_stroke_width,
+                env.sys,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Text widths in mm for a family, weight and size, through the font catalogue.
+struct Measurer<'a> {
+    fonts: &'a dyn FontCatalog,
+}
+
+impl<'a> Measurer<'a> {
+    fn new(fonts: &'a dyn FontCatalog) -> Self {
+        Measurer { fonts }
+    }
+
+    /// A `(text, bold, large) -> mm` function for one resolved style at `size` pt.
+    fn for_style(&self, style: &ResolvedText, size: f64) -> impl Fn(&str, bool, bool) -> f64 + '_ {
+        let regular = self.fonts.face(&style.family, style.weight);
+        let bold = self.fonts.face(&style.family, 700);
+        move |text: &str, b: bool, l: bool| {
+            let face = if b { &bold } else { &regular };
+            let s = if l { size * 1.5 } else { size };
+            face.width(text) * s * PT_MM
+        }
+    }
+}
+
+/// Column widths (DECISIONS / spec "Width rules"): fixed, then percent of
+/// `table.width`, then auto columns share the rest in proportion to their
+/// content's natural (unwrapped) width.
+fn column_widths(
+    t: &TableElement,
+    header: &[Pending],
+    header_runs: &[Option<(ResolvedText, Vec<crate::validate::Run>)>],
+    body: &[Pending],
+    body_runs: &[Option<(ResolvedText, Vec<crate::validate::Run>)>],
+    measurer: &Measurer,
+    sys: &StyleDefaults,
+) -> Vec<f64> {
+    let mut widths: Vec<f64> = t
+        .columns
+        .iter()
+        .map(|c| match (c.width, t.width) {
+            (ColumnWidth::Fixed { value }, _) => value,
+            (ColumnWidth::Percent { value }, Some(w)) => value / 100.0 * w,
+            _ => 0.0,
+        })
+        .collect();
+    let autos: Vec<usize> = (0..t.columns.len())
+        .filter(|&i| t.columns[i].width == ColumnWidth::Auto)
+        .collect();
+    let Some(total) = t.width else { return widths };
+    if autos.is_empty() {
+        return widths;
+    }
+    let mut natural = vec![0.0f64; t.columns.len()];
+    for (p, resolved) in header
+        .iter()
+        .zip(header_runs)
+        .chain(body.iter().zip(body_runs))
+    {
+        if p.col_span != 1 || t.columns[p.col].width != ColumnWidth::Auto {
+            continue;
+        }
+        let Some((style, runs)) = resolved else {
+            continue;
+        };
+        let measure = measurer.for_style(style, style.size);
+        let lines = break_lines(runs, None, &measure);
+        let text = lines.iter().map(|l| l.width).fold(0.0, f64::max);
+        let pad = padding_of(&p.style_layers, sys);
+        let offset = p
+            .style_layers
+            .iter()
+            .rev()
+            .find_map(|(_, s)| s.content_offset_x)
+            .unwrap_or(0.0);
+        natural[p.col] = natural[p.col].max(text + 2.0 * pad.x + offset.max(0.0));
+    }
+    let rest = (total - widths.iter().sum::<f64>()).max(0.0);
+    let sum: f64 = autos.iter().map(|&i| natural[i]).sum();
+    for &i in &autos {
+        widths[i] = if sum > 1e-9 {
+            rest * natural[i] / sum
+        } else {
+            rest / autos.len() as f64
+        };
+    }
+    widths
+}
+
+fn padding_of(layers: &[(u8, TableCellStyle)], sys: &StyleDefaults) -> CellPadding {
+    layers
+        .iter()
+        .rev()
+        .find_map(|(_, s)| s.padding)
+        .unwrap_or(CellPadding {
+            x: sys.cell_padding_x,
+            y: sys.cell_padding_y,
+        })
+}
+
+/// Resolves a cell's fill, sides, padding and text lines for its width.
+fn cell_box(
+    p: &Pending,
+    mut style: ResolvedText,
+    runs: &[crate::validate::Run],
+    width: f64,
+    measurer: &Measurer,
+    env: &TableEnv,
+) -> CellBox {
+    let padding = padding_of(&p.style_layers, env.sys);
+    let offset = (
+        p.style_layers
+            .iter()
+            .rev()
+            .find_map(|(_, s)| s.content_offset_x)
+            .unwrap_or(0.0),
+        p.style_layers
+            .iter()
+            .rev()
+            .find_map(|(_, s)| s.content_offset_y)
+            .unwrap_or(0.0),
+    );
+    let inner = (width - 2.0 * padding.x).max(0.0);
+
+    // Fill: table and zone layers, the alternate fill, then column and cell.
+    let mut fill: Option<FillStyle> = None;
+    let mut alternate = p.alternate.as_ref();
+    for (level, s) in &p.style_layers {
+        if *level >= 3 {
+            if let Some(a) = alternate.take() {
+                fill = merge_fill(Some(a), fill.as_ref());
+            }
+        }
+        if let Some(f) = &s.fill {
+            fill = merge_fill(Some(f), fill.as_ref());
+        }
+    }
+    if let Some(a) = alternate {
+        fill = merge_fill(Some(a), fill.as_ref());
+    }
+
+    let side = |pick: fn(&CellBorders) -> &Option<StrokeOrOff>| {
+        p.style_layers
+            .iter()
+            .rev()
+            .find_map(|(level, s)| {
+                let value = pick(s.borders.as_ref()?).as_ref()?;
+                Some(Side {
+                    level: *level,
+                    stroke: resolve_side(Some(value), env),
+                })
+            })
+            .unwrap_or(Side {
+                level: 0,
+                stroke: None,
+            })
+    };
+    let sides = [
+        side(|b| &b.top),
+        side(|b| &b.right),
+        side(|b| &b.bottom),
+        side(|b| &b.left),
+    ];
+
+    // Lines: wrapped inside the content width unless the overflow mode keeps one line.
+    let single_line = style.shrink_to_fit || style.overflow != TextOverflow::Visible;
+    let mut lines = {
+        let measure = measurer.for_style(&style, style.size);
+        break_lines(runs, (!single_line).then_some(inner), &measure)
+    };
+    if style.shrink_to_fit {
+        let widest = lines.iter().map(|l| l.width).fold(0.0, f64::max);
+        if widest > inner && widest > 0.0 {
+            style.size = (style.size * inner / widest).max(style.min_size);
+            let measure = measurer.for_style(&style, style.size);
+            lines = break_lines(runs, None, &measure);
+        }
+    }
+    if style.overflow == TextOverflow::Ellipsis {
+        let measure = measurer.for_style(&style, style.size);
+        lines = lines
+            .iter()
+            .map(|l| ellipsize(l, inner, &measure))
+            .collect();
+    }
+    let line_heights = lines
+        .iter()
+        .map(|l| style.line_height * style.size * if l.large { 1.5 } else { 1.0 } * PT_MM)
+        .collect();
+    CellBox {
+        row: p.row,
+        col: p.col,
+        row_span: p.row_span,
+        col_span: p.col_span,
+        fill: resolve_fill(fill.as_ref()),
+        sides,
+        text: CellText {
+            clip: style.overflow == TextOverflow::Clip,
+            style,
+            lines,
+            line_heights,
+            padding,
+            offset,
+        },
+        link: p.link.clone(),
+    }
+}
+
+/// Row heights: the tallest single-row cell (text, padding and a downward
+/// offset), at least `min`; a spanning cell taller than its rows grows its last row.
+fn row_heights(rows: usize, cells: &[CellBox], min: f64) -> Vec<f64> {
+    let need = |c: &CellBox| c.text.height() + 2.0 * c.text.padding.y + c.text.offset.1.max(0.0);
+    let mut heights = vec![min; rows];
+    for c in cells.iter().filter(|c| c.row_span == 1) {
+        heights[c.row] = heights[c.row].max(need(c));
+    }
+    for c in cells.iter().filter(|c| c.row_span > 1) {
+        let last = (c.row + c.row_span - 1).min(rows - 1);
+        let have: f64 = heights[c.row..=last].iter().sum();
+        if need(c) > have {
+            heights[last] += need(c) - have;
+        }
+    }
+    heights
+}
+
+/// For each body row, the last row of its group: rows a row span ties
+/// together (transitively) move to a new sheet as one.
+fn span_groups(cells: &[CellBox], row_cells: &[std::ops::Range<usize>]) -> Vec<usize> {
+    let rows = row_cells.len();
+    let mut ends = vec![0; rows];
+    let mut start = 0;
+    while start < rows {
+        let mut reach = start;
+        let mut r = start;
+        while r <= reach {
+            for c in &cells[row_cells[r].clone()] {
+                reach = reach.max((r + c.row_span - 1).min(rows - 1));
+            }
+            r += 1;
+        }
+        for end in &mut ends[start..=reach] {
+            *end = reach;
+        }
+        start = reach + 1;
+    }
+    ends
+}
