@@ -210,6 +210,7 @@ mod tests {
             repeat_header: repeat,
             grid: Grid::default(),
             group_end,
+            stroke_reach: 0.0,
         })
     }
 

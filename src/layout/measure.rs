@@ -101,6 +101,15 @@ pub type Measure<'a> = &'a dyn Fn(&str, bool, bool) -> f64;
 /// inside a word only when the word alone is wider than the line. Explicit
 /// line breaks always break. `None` breaks only at explicit line breaks.
 pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Vec<Line> {
+    // One run that fits (most cells): one line, no word scanning.
+    if let [Run::Text { text, bold, large }] = runs {
+        let width = measure(text, *bold, *large);
+        if max_width.is_none_or(|max| width <= max + 1e-9) {
+            let mut line = Line::empty();
+            line.push(text, *bold, *large, width);
+            return vec![line];
+        }
+    }
     let mut lines = vec![Line::empty()];
     // Spaces measured but not yet placed: they vanish at a line end.
     let mut pending: Vec<(String, bool, bool, f64)> = Vec::new();

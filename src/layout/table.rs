@@ -13,10 +13,11 @@
 //!   lower or right-hand cell wins.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::measure::{break_lines, ellipsize, Line};
+use super::measure::{break_lines, ellipsize, FaceMetrics, Line};
 use crate::config::StyleDefaults;
 use crate::model::*;
 use crate::style::*;
@@ -89,6 +90,8 @@ pub struct TableLayout {
     pub grid: Grid,
     /// For each body row, the last row that must stay on its sheet (spans).
     pub group_end: Vec<usize>,
+    /// How far the widest stroke reaches beyond an edge it is drawn on (mm).
+    pub stroke_reach: f64,
 }
 
 impl TableLayout {
@@ -121,15 +124,38 @@ pub struct TableEnv<'a> {
 }
 
 /// A cell before its lines are broken (the widths are not known yet).
-struct Pending {
+struct Pending<'t> {
     row: usize,
     col: usize,
     row_span: usize,
     col_span: usize,
     text: String,
-    style_layers: Vec<(u8, TableCellStyle)>,
-    alternate: Option<FillStyle>,
+    /// Table, zone and column styles with their priority level.
+    shared: Vec<(u8, &'t TableCellStyle)>,
+    /// The complex cell's own `style` (level 4).
+    own: Option<TableCellStyle>,
+    alternate: Option<&'t FillStyle>,
     link: Option<LinkSpec>,
+}
+
+impl Pending<'_> {
+    fn layers(&self) -> Vec<(u8, &TableCellStyle)> {
+        let mut layers = self.shared.clone();
+        if let Some(own) = &self.own {
+            layers.push((4, own));
+        }
+        layers
+    }
+}
+
+/// A cell's resolved style: shared by every cell with the same layers.
+#[derive(Debug, Clone)]
+struct CellStyle {
+    text: ResolvedText,
+    padding: CellPadding,
+    offset: (f64, f64),
+    fill: Option<ResolvedFill>,
+    sides: [Side; 4],
 }
 
 /// Lays a (validated) table out; `left` is its page x in mm.
@@ -141,8 +167,7 @@ pub fn lay_out(
     let mut errors = Vec::new();
     let header_cfg = t.header.clone().unwrap_or_default();
     let show_header = header_cfg.show.unwrap_or(true);
-    let zone = |z: Option<&TableCellStyle>| z.cloned();
-    let table_cell = t.cell.clone();
+    let header_cell = t.header.as_ref().and_then(|h| h.cell.as_ref());
 
     // Header cells: grouped rows, then the leaf row of column headers.
     let mut header = Vec::new();
@@ -177,10 +202,8 @@ pub fn lay_out(
                     row_span: rs,
                     col_span: cs,
                     text: cell.content.clone(),
-                    style_layers: layers(&[
-                        (1, table_cell.as_ref()),
-                        (2, header_cfg.cell.as_ref()),
-                    ]),
+                    shared: layers(&[(1, t.cell.as_ref()), (2, header_cell)]),
+                    own: None,
                     alternate: None,
                     link: None,
                 });
@@ -196,11 +219,12 @@ pub fn lay_out(
                     row_span: 1,
                     col_span: 1,
                     text: column.header.clone().unwrap_or_default(),
-                    style_layers: layers(&[
-                        (1, table_cell.as_ref()),
-                        (2, header_cfg.cell.as_ref()),
+                    shared: layers(&[
+                        (1, t.cell.as_ref()),
+                        (2, header_cell),
                         (3, column.header_cell.as_ref()),
                     ]),
+                    own: None,
                     alternate: None,
                     link: None,
                 });
@@ -210,9 +234,9 @@ pub fn lay_out(
     }
 
     // Body cells, row by row in column order; cells covered by a span are skipped.
-    let body_zone = zone(t.body.as_ref().and_then(|b| b.cell.as_ref()));
-    let row_header_zone = zone(t.row_header.as_ref().and_then(|b| b.cell.as_ref()));
-    let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.clone());
+    let body_zone = t.body.as_ref().and_then(|b| b.cell.as_ref());
+    let row_header_zone = t.row_header.as_ref().and_then(|b| b.cell.as_ref());
+    let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.as_ref());
     let mut covered: HashMap<(usize, usize), ()> = HashMap::new();
     let mut body = Vec::with_capacity(t.rows.len() * t.columns.len());
     for (r, row) in t.rows.iter().enumerate() {
@@ -260,14 +284,14 @@ pub fn lay_out(
                 row_span: rs,
                 col_span: cs,
                 text,
-                style_layers: layers(&[
-                    (1, table_cell.as_ref()),
-                    (2, zone_style.as_ref()),
+                shared: layers(&[
+                    (1, t.cell.as_ref()),
+                    (2, *zone_style),
                     (3, column.cell.as_ref()),
-                    (4, style.as_ref()),
                 ]),
+                own: style,
                 alternate: if !row_header && r % 2 == 1 {
-                    alternate.clone()
+                    alternate
                 } else {
                     None
                 },
@@ -276,49 +300,69 @@ pub fn lay_out(
         }
     }
 
-    // Rich text first: broken tags are errors, and widths are measured from runs.
-    let defaults_text = env.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
-    let mut resolve =
-        |p: &Pending, path: String| -> Option<(ResolvedText, Vec<crate::validate::Run>)> {
-            let mut text_layers: Vec<Option<&TextStyle>> = vec![defaults_text];
-            text_layers.extend(p.style_layers.iter().map(|(_, s)| s.text.as_ref()));
-            let style = resolve_text(&merge_text(&text_layers), env.sys);
-            match parse_rich_text(&p.text) {
-                Ok(runs) => Some((style, runs)),
-                Err(message) => {
-                    errors.push(TableError { path, message });
-                    None
-                }
-            }
-        };
+    // Styles once per distinct set of layers; rich text per cell (broken
+    // tags are errors, and widths are measured from the runs).
+    let mut cache: HashMap<(Vec<usize>, bool), Arc<CellStyle>> = HashMap::new();
+    let mut style_of = |p: &Pending| -> Arc<CellStyle> {
+        if p.own.is_some() {
+            return Arc::new(resolve_cell_style(&p.layers(), p.alternate, env));
+        }
+        let key = (
+            p.shared
+                .iter()
+                .map(|(_, s)| *s as *const TableCellStyle as usize)
+                .collect(),
+            p.alternate.is_some(),
+        );
+        cache
+            .entry(key)
+            .or_insert_with(|| Arc::new(resolve_cell_style(&p.shared, p.alternate, env)))
+            .clone()
+    };
+    let mut runs_of = |p: &Pending, path: &dyn Fn() -> String| match parse_rich_text(&p.text) {
+        Ok(runs) => Some(runs),
+        Err(message) => {
+            errors.push(TableError {
+                path: path(),
+                message,
+            });
+            None
+        }
+    };
     let header_runs: Vec<_> = header
         .iter()
-        .map(|p| resolve(p, format!(".header.rows[{}]", p.row)))
+        .map(|p| {
+            (
+                style_of(p),
+                runs_of(p, &|| format!(".header.rows[{}]", p.row)),
+            )
+        })
         .collect();
     let body_runs: Vec<_> = body
         .iter()
-        .map(|p| resolve(p, format!(".rows[{}].{}", p.row, t.columns[p.col].key)))
+        .map(|p| {
+            let path = || format!(".rows[{}].{}", p.row, t.columns[p.col].key);
+            (style_of(p), runs_of(p, &path))
+        })
         .collect();
     if !errors.is_empty() {
         return Err(errors);
     }
 
     let measurer = Measurer::new(env.fonts);
-    let widths = column_widths(
-        t,
-        &header,
-        &header_runs,
-        &body,
-        &body_runs,
-        &measurer,
-        env.sys,
-    );
+    let widths = column_widths(t, &header, &header_runs, &body, &body_runs, &measurer);
 
-    let build = |p: &Pending, resolved: &Option<(ResolvedText, Vec<crate::validate::Run>)>| {
-        let (style, runs) = resolved.clone().expect("errors returned above");
-        let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
-        cell_box(p, style, &runs, width, &measurer, env)
-    };
+    let build =
+        |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<crate::validate::Run>>)| {
+            let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
+            cell_box(
+                p,
+                style,
+                runs.as_deref().unwrap_or_default(),
+                width,
+                &measurer,
+            )
+        };
     let header_cells: Vec<CellBox> = header
         .iter()
         .zip(&header_runs)
@@ -356,6 +400,24 @@ pub fn lay_out(
 
     let grid = t.grid.clone().unwrap_or_default();
     let stroke = |s: &Option<StrokeOrOff>| resolve_side(s.as_ref(), env);
+    let grid = Grid {
+        frame: stroke(&grid.frame),
+        horizontal: stroke(&grid.horizontal),
+        vertical: stroke(&grid.vertical),
+    };
+    let reach =
+        |s: &ResolvedStroke| s.width / 2.0 + s.double_gap.map_or(0.0, |g| g / 2.0 + s.width);
+    let stroke_reach = [&grid.frame, &grid.horizontal, &grid.vertical]
+        .into_iter()
+        .chain(
+            header_cells
+                .iter()
+                .chain(&body_cells)
+                .flat_map(|c| c.sides.iter().map(|s| &s.stroke)),
+        )
+        .flatten()
+        .map(reach)
+        .fold(0.0, f64::max);
     Ok(TableLayout {
         left,
         widths,
@@ -365,19 +427,16 @@ pub fn lay_out(
         body_cells,
         body_row_cells,
         repeat_header: header_cfg.repeat_on_page_break.unwrap_or(true),
-        grid: Grid {
-            frame: stroke(&grid.frame),
-            horizontal: stroke(&grid.horizontal),
-            vertical: stroke(&grid.vertical),
-        },
+        grid,
         group_end,
+        stroke_reach,
     })
 }
 
 /// Style layers that are present, with their priority level.
-fn layers(list: &[(u8, Option<&TableCellStyle>)]) -> Vec<(u8, TableCellStyle)> {
+fn layers<'t>(list: &[(u8, Option<&'t TableCellStyle>)]) -> Vec<(u8, &'t TableCellStyle)> {
     list.iter()
-        .filter_map(|(level, s)| s.map(|s| (*level, s.clone())))
+        .filter_map(|(level, s)| s.map(|s| (*level, s)))
         .collect()
 }
 
@@ -410,20 +469,35 @@ fn resolve_side(side: Option<&StrokeOrOff>, env: &TableEnv) -> Option<ResolvedSt
     }
 }
 
-/// Text widths in mm for a family, weight and size, through the font catalogue.
+/// Text widths in mm for a family, weight and size, through the font
+/// catalogue; faces are looked up once per table.
 struct Measurer<'a> {
     fonts: &'a dyn FontCatalog,
+    faces: std::cell::RefCell<Vec<(String, u16, Arc<FaceMetrics>)>>,
 }
 
 impl<'a> Measurer<'a> {
     fn new(fonts: &'a dyn FontCatalog) -> Self {
-        Measurer { fonts }
+        Measurer {
+            fonts,
+            faces: Default::default(),
+        }
+    }
+
+    fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
+        let mut faces = self.faces.borrow_mut();
+        if let Some((_, _, face)) = faces.iter().find(|(f, w, _)| *w == weight && f == family) {
+            return face.clone();
+        }
+        let face = self.fonts.face(family, weight);
+        faces.push((family.to_string(), weight, face.clone()));
+        face
     }
 
     /// A `(text, bold, large) -> mm` function for one resolved style at `size` pt.
     fn for_style(&self, style: &ResolvedText, size: f64) -> impl Fn(&str, bool, bool) -> f64 + '_ {
-        let regular = self.fonts.face(&style.family, style.weight);
-        let bold = self.fonts.face(&style.family, 700);
+        let regular = self.face(&style.family, style.weight);
+        let bold = self.face(&style.family, 700);
         move |text: &str, b: bool, l: bool| {
             let face = if b { &bold } else { &regular };
             let s = if l { size * 1.5 } else { size };
@@ -438,11 +512,10 @@ impl<'a> Measurer<'a> {
 fn column_widths(
     t: &TableElement,
     header: &[Pending],
-    header_runs: &[Option<(ResolvedText, Vec<crate::validate::Run>)>],
+    header_runs: &[StyledRuns],
     body: &[Pending],
-    body_runs: &[Option<(ResolvedText, Vec<crate::validate::Run>)>],
+    body_runs: &[StyledRuns],
     measurer: &Measurer,
-    sys: &StyleDefaults,
 ) -> Vec<f64> {
     let mut widths: Vec<f64> = t
         .columns
@@ -461,7 +534,7 @@ fn column_widths(
         return widths;
     }
     let mut natural = vec![0.0f64; t.columns.len()];
-    for (p, resolved) in header
+    for (p, (style, runs)) in header
         .iter()
         .zip(header_runs)
         .chain(body.iter().zip(body_runs))
@@ -469,20 +542,11 @@ fn column_widths(
         if p.col_span != 1 || t.columns[p.col].width != ColumnWidth::Auto {
             continue;
         }
-        let Some((style, runs)) = resolved else {
-            continue;
-        };
-        let measure = measurer.for_style(style, style.size);
+        let Some(runs) = runs else { continue };
+        let measure = measurer.for_style(&style.text, style.text.size);
         let lines = break_lines(runs, None, &measure);
         let text = lines.iter().map(|l| l.width).fold(0.0, f64::max);
-        let pad = padding_of(&p.style_layers, sys);
-        let offset = p
-            .style_layers
-            .iter()
-            .rev()
-            .find_map(|(_, s)| s.content_offset_x)
-            .unwrap_or(0.0);
-        natural[p.col] = natural[p.col].max(text + 2.0 * pad.x + offset.max(0.0));
+        natural[p.col] = natural[p.col].max(text + 2.0 * style.padding.x + style.offset.0.max(0.0));
     }
     let rest = (total - widths.iter().sum::<f64>()).max(0.0);
     let sum: f64 = autos.iter().map(|&i| natural[i]).sum();
@@ -496,45 +560,45 @@ fn column_widths(
     widths
 }
 
-fn padding_of(layers: &[(u8, TableCellStyle)], sys: &StyleDefaults) -> CellPadding {
-    layers
+/// A cell's resolved style and its parsed text (`None` when the tags are broken).
+type StyledRuns = (Arc<CellStyle>, Option<Vec<crate::validate::Run>>);
+
+/// Resolves style layers (lowest first) into a cell style: text over
+/// `settings.defaults.text`, the last padding and offsets given, fills merged
+/// with the alternate fill between zone and column, each side from the
+/// highest layer that sets it.
+fn resolve_cell_style(
+    layers: &[(u8, &TableCellStyle)],
+    alternate: Option<&FillStyle>,
+    env: &TableEnv,
+) -> CellStyle {
+    let defaults_text = env.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
+    let mut text_layers: Vec<Option<&TextStyle>> = vec![defaults_text];
+    text_layers.extend(layers.iter().map(|(_, s)| s.text.as_ref()));
+    let text = resolve_text(&merge_text(&text_layers), env.sys);
+    let padding = layers
         .iter()
         .rev()
         .find_map(|(_, s)| s.padding)
         .unwrap_or(CellPadding {
-            x: sys.cell_padding_x,
-            y: sys.cell_padding_y,
-        })
-}
-
-/// Resolves a cell's fill, sides, padding and text lines for its width.
-fn cell_box(
-    p: &Pending,
-    mut style: ResolvedText,
-    runs: &[crate::validate::Run],
-    width: f64,
-    measurer: &Measurer,
-    env: &TableEnv,
-) -> CellBox {
-    let padding = padding_of(&p.style_layers, env.sys);
+            x: env.sys.cell_padding_x,
+            y: env.sys.cell_padding_y,
+        });
     let offset = (
-        p.style_layers
+        layers
             .iter()
             .rev()
             .find_map(|(_, s)| s.content_offset_x)
             .unwrap_or(0.0),
-        p.style_layers
+        layers
             .iter()
             .rev()
             .find_map(|(_, s)| s.content_offset_y)
             .unwrap_or(0.0),
     );
-    let inner = (width - 2.0 * padding.x).max(0.0);
-
-    // Fill: table and zone layers, the alternate fill, then column and cell.
     let mut fill: Option<FillStyle> = None;
-    let mut alternate = p.alternate.as_ref();
-    for (level, s) in &p.style_layers {
+    let mut alternate = alternate;
+    for (level, s) in layers {
         if *level >= 3 {
             if let Some(a) = alternate.take() {
                 fill = merge_fill(Some(a), fill.as_ref());
@@ -547,9 +611,8 @@ fn cell_box(
     if let Some(a) = alternate {
         fill = merge_fill(Some(a), fill.as_ref());
     }
-
     let side = |pick: fn(&CellBorders) -> &Option<StrokeOrOff>| {
-        p.style_layers
+        layers
             .iter()
             .rev()
             .find_map(|(level, s)| {
@@ -564,13 +627,30 @@ fn cell_box(
                 stroke: None,
             })
     };
-    let sides = [
-        side(|b| &b.top),
-        side(|b| &b.right),
-        side(|b| &b.bottom),
-        side(|b| &b.left),
-    ];
+    CellStyle {
+        text,
+        padding,
+        offset,
+        fill: resolve_fill(fill.as_ref()),
+        sides: [
+            side(|b| &b.top),
+            side(|b| &b.right),
+            side(|b| &b.bottom),
+            side(|b| &b.left),
+        ],
+    }
+}
 
+/// Breaks a cell's text into lines for its width and measures them.
+fn cell_box(
+    p: &Pending,
+    cell_style: &CellStyle,
+    runs: &[crate::validate::Run],
+    width: f64,
+    measurer: &Measurer,
+) -> CellBox {
+    let mut style = cell_style.text.clone();
+    let inner = (width - 2.0 * cell_style.padding.x).max(0.0);
     // Lines: wrapped inside the content width unless the overflow mode keeps one line.
     let single_line = style.shrink_to_fit || style.overflow != TextOverflow::Visible;
     let mut lines = {
@@ -601,20 +681,19 @@ fn cell_box(
         col: p.col,
         row_span: p.row_span,
         col_span: p.col_span,
-        fill: resolve_fill(fill.as_ref()),
-        sides,
+        fill: cell_style.fill.clone(),
+        sides: cell_style.sides.clone(),
         text: CellText {
             clip: style.overflow == TextOverflow::Clip,
             style,
             lines,
             line_heights,
-            padding,
-            offset,
+            padding: cell_style.padding,
+            offset: cell_style.offset,
         },
         link: p.link.clone(),
     }
 }
-
 /// Row heights: the tallest single-row cell (text, padding and a downward
 /// offset), at least `min`; a spanning cell taller than its rows grows its last row.
 fn row_heights(rows: usize, cells: &[CellBox], min: f64) -> Vec<f64> {

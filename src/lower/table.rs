@@ -11,7 +11,7 @@ use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::layout::measure::Line;
 use crate::layout::table::{CellBox, Side, TableLayout};
-use crate::model::{TextAlign, VerticalAlign};
+use crate::model::{LineCap, LineJoin, TextAlign, VerticalAlign};
 use crate::style::{ResolvedFill, ResolvedStroke};
 
 /// Typst's text settings for one group of lines.
@@ -82,8 +82,40 @@ impl Ctx<'_> {
             }
         }
 
-        self.fills(&cells);
-        self.borders(t, &cells, &owner, &xs, &tops, ncols);
+        // Fills and borders: one SVG in page millimetres over the piece,
+        // reaching past it far enough for the widest stroke.
+        let reach = 1.0 + t.stroke_reach;
+        let (x0, y0) = (xs[0] - reach, top - reach);
+        let (w, h) = (
+            xs[ncols] - xs[0] + 2.0 * reach,
+            tops[visible] - top + 2.0 * reach,
+        );
+        let mut svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}mm\" height=\"{h}mm\" viewBox=\"{} {} {} {}\">",
+            num(x0),
+            num(y0),
+            num(w),
+            num(h),
+            w = num(w),
+            h = num(h)
+        );
+        let empty = svg.len();
+        Self::fills(&mut svg, &cells);
+        Self::borders(&mut svg, t, &cells, &owner, &xs, &tops, ncols);
+        if svg.len() > empty {
+            svg.push_str("</svg>");
+            let index = self.images.len();
+            self.images.push(std::sync::Arc::new(svg.into_bytes()));
+            // Decoration, not content: an artifact in tagged PDFs.
+            let _ = writeln!(
+                self.out,
+                "place(dx: {}, dy: {}, pdf.artifact(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\")))",
+                mm(x0),
+                mm(y0),
+                mm(w),
+                mm(h)
+            );
+        }
         self.cell_texts(&cells, page_width);
         for p in &cells {
             if let Some(link) = &p.cell.link {
@@ -93,37 +125,55 @@ impl Ctx<'_> {
         }
     }
 
-    /// One `curve` per fill: every filled cell is a closed rectangle in it.
-    fn fills(&mut self, cells: &[Placed]) {
-        let mut groups: Vec<(&ResolvedFill, String)> = Vec::new();
+    /// One SVG path per fill colour: filled cells are closed rectangles in
+    /// it, neighbours in a row with the same fill merged into one.
+    fn fills(svg: &mut String, cells: &[Placed]) {
+        let mut groups: Vec<(&ResolvedFill, Vec<(f64, f64, f64, f64)>)> = Vec::new();
         for p in cells {
             let Some(fill) = &p.cell.fill else { continue };
-            let path = match groups.iter_mut().find(|(f, _)| *f == fill) {
-                Some((_, path)) => path,
+            let rects = match groups.iter_mut().find(|(f, _)| *f == fill) {
+                Some((_, rects)) => rects,
                 None => {
-                    groups.push((fill, String::new()));
+                    groups.push((fill, Vec::new()));
                     &mut groups.last_mut().expect("just pushed").1
                 }
             };
-            let (x0, y0, x1, y1) = (mm(p.x), mm(p.y), mm(p.x + p.w), mm(p.y + p.h));
-            let _ = write!(
-                path,
-                "curve.move(({x0}, {y0})), curve.line(({x1}, {y0})), curve.line(({x1}, {y1})), curve.line(({x0}, {y1})), curve.close(), "
-            );
+            match rects.last_mut() {
+                Some(last)
+                    if (last.1 - p.y).abs() < 1e-9
+                        && (last.3 - p.h).abs() < 1e-9
+                        && (last.0 + last.2 - p.x).abs() < 1e-9 =>
+                {
+                    last.2 += p.w
+                }
+                _ => rects.push((p.x, p.y, p.w, p.h)),
+            }
         }
-        for (fill, path) in groups {
-            let _ = writeln!(
-                self.out,
-                "place(curve(fill: {}, stroke: none, {path}))",
-                ty::colour(fill.color, fill.opacity)
-            );
+        for (fill, rects) in groups {
+            let _ = write!(svg, "<path fill=\"{}\"", fill.color.hex());
+            if fill.opacity < 1.0 {
+                let _ = write!(svg, " fill-opacity=\"{}\"", num(fill.opacity));
+            }
+            svg.push_str(" d=\"");
+            for (x, y, w, h) in rects {
+                let _ = write!(
+                    svg,
+                    "M{} {}h{}v{}h{}z",
+                    num(x),
+                    num(y),
+                    num(w),
+                    num(h),
+                    num(-w)
+                );
+            }
+            svg.push_str("\"/>");
         }
     }
 
     /// Resolves every edge between visible cells (and the frame) and draws
     /// them grouped by stroke, collinear neighbours merged.
     fn borders(
-        &mut self,
+        svg: &mut String,
         t: &TableLayout,
         cells: &[Placed],
         owner: &[usize],
@@ -212,32 +262,33 @@ impl Ctx<'_> {
                 Some(gap) => vec![-(gap + stroke.width) / 2.0, (gap + stroke.width) / 2.0],
                 None => vec![0.0],
             };
-            let mut path = String::new();
+            svg_stroke(svg, &stroke);
+            svg.push_str(" d=\"");
             for (x0, y0, x1, y1) in &segs {
                 let horizontal = (y0 - y1).abs() < 1e-9;
                 for off in &offsets {
                     let (dx, dy) = if horizontal { (0.0, *off) } else { (*off, 0.0) };
                     let _ = write!(
-                        path,
-                        "curve.move(({}, {})), curve.line(({}, {})), ",
-                        mm(x0 + dx),
-                        mm(y0 + dy),
-                        mm(x1 + dx),
-                        mm(y1 + dy)
+                        svg,
+                        "M{} {}L{} {}",
+                        num(x0 + dx),
+                        num(y0 + dy),
+                        num(x1 + dx),
+                        num(y1 + dy)
                     );
                 }
             }
-            let _ = writeln!(
-                self.out,
-                "place(curve(stroke: {}, {path}))",
-                ty::stroke(&stroke)
-            );
+            svg.push_str("\"/>");
         }
     }
 
-    /// Every line of every visible cell, grouped under one `set text` per style.
+    /// Every line of every visible cell, grouped under one `set text` per
+    /// style. Plain lines that line up in a column at an even pitch (the
+    /// usual body rows) become one paragraph with that pitch as its leading:
+    /// one element per column and sheet instead of one per cell.
     fn cell_texts(&mut self, cells: &[Placed], page_width: f64) {
         let mut groups: Vec<(TextKey, String)> = Vec::new();
+        let mut plain: Vec<PlainLine> = Vec::new();
         for p in cells {
             let text = &p.cell.text;
             if text.lines.iter().all(|l| l.segments.is_empty()) {
@@ -251,7 +302,7 @@ impl Ctx<'_> {
                 color: s.color,
                 line_height: s.line_height,
             };
-            let index = match groups.iter().position(|(k, _)| *k == key) {
+            let group = match groups.iter().position(|(k, _)| *k == key) {
                 Some(i) => i,
                 None => {
                     groups.push((key, String::new()));
@@ -267,41 +318,104 @@ impl Ctx<'_> {
                 VerticalAlign::Middle => p.y + (p.h - th) / 2.0,
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
+            let align = match s.align {
+                TextAlign::Justify => TextAlign::Left,
+                a => a,
+            };
+            let anchor = match align {
+                TextAlign::Right => cx + cw,
+                TextAlign::Center => cx + cw / 2.0,
+                _ => cx,
+            };
             for (line, lh) in text.lines.iter().zip(&text.line_heights) {
-                if !line.segments.is_empty() {
-                    let content = self.line_content(line);
-                    let out = &mut groups[index].1;
-                    if text.clip && line.width > cw {
-                        // Cut at the content box; the wide block keeps the line unbroken.
-                        let _ = writeln!(
-                            out,
-                            "place(dx: {}, dy: {}, box(width: {}, clip: true, block(width: 100000mm, {content})))",
-                            mm(cx),
-                            mm(ly),
-                            mm(cw)
-                        );
-                    } else {
-                        let _ = match s.align {
-                            TextAlign::Left | TextAlign::Justify => {
-                                writeln!(out, "place(dx: {}, dy: {}, {content})", mm(cx), mm(ly))
-                            }
-                            TextAlign::Right => writeln!(
+                match line.segments.as_slice() {
+                    [] => {}
+                    [one] if !one.bold && !one.large && !(text.clip && line.width > cw) => plain
+                        .push(PlainLine {
+                            group,
+                            align,
+                            anchor,
+                            y: ly,
+                            height: *lh,
+                            text: self.substitute(&one.text),
+                        }),
+                    _ => {
+                        let content = self.line_content(line);
+                        let out = &mut groups[group].1;
+                        if text.clip && line.width > cw {
+                            // Cut at the content box; the wide block keeps the line unbroken.
+                            let _ = writeln!(
                                 out,
-                                "place(top + right, dx: {}, dy: {}, {content})",
-                                mm(cx + cw - page_width),
-                                mm(ly)
-                            ),
-                            TextAlign::Center => writeln!(
-                                out,
-                                "place(top + center, dx: {}, dy: {}, {content})",
-                                mm(cx + cw / 2.0 - page_width / 2.0),
-                                mm(ly)
-                            ),
-                        };
+                                "place(dx: {}, dy: {}, box(width: {}, clip: true, block(width: 100000mm, {content})))",
+                                mm(cx),
+                                mm(ly),
+                                mm(cw)
+                            );
+                        } else {
+                            place_line(out, align, anchor, ly, page_width, &content);
+                        }
                     }
                 }
                 ly += lh;
             }
+        }
+        // Columns: same style, alignment and anchor; top to bottom.
+        plain.sort_by(|a, b| {
+            (a.group, align_rank(a.align))
+                .cmp(&(b.group, align_rank(b.align)))
+                .then(a.anchor.total_cmp(&b.anchor))
+                .then(a.y.total_cmp(&b.y))
+        });
+        let mut i = 0;
+        while i < plain.len() {
+            let first = &plain[i];
+            let mut j = i + 1;
+            let pitch = plain.get(j).map_or(0.0, |n| n.y - first.y);
+            while j < plain.len() {
+                let (prev, next) = (&plain[j - 1], &plain[j]);
+                let same_column = next.group == first.group
+                    && next.align == first.align
+                    && (next.anchor - first.anchor).abs() < 1e-6
+                    && (next.height - first.height).abs() < 1e-9;
+                if !same_column
+                    || ((next.y - prev.y) - pitch).abs() > 1e-6
+                    || pitch < first.height - 1e-9
+                {
+                    break;
+                }
+                j += 1;
+            }
+            let out = &mut groups[first.group].1;
+            if j - i == 1 {
+                place_line(
+                    out,
+                    first.align,
+                    first.anchor,
+                    first.y,
+                    page_width,
+                    &ty::string(&first.text),
+                );
+            } else {
+                let mut joined = String::new();
+                for (k, line) in plain[i..j].iter().enumerate() {
+                    if k > 0 {
+                        joined.push('\n');
+                    }
+                    joined.push_str(&line.text);
+                }
+                let halign = match first.align {
+                    TextAlign::Right => "right",
+                    TextAlign::Center => "center",
+                    _ => "left",
+                };
+                let body = format!(
+                    "box({{ set par(leading: {}); set align({halign}); {} }})",
+                    mm(pitch - first.height),
+                    ty::string(&joined)
+                );
+                place_line(out, first.align, first.anchor, first.y, page_width, &body);
+            }
+            i = j;
         }
         for (key, body) in groups {
             let ascender = self.fonts.ascender(&key.family, key.weight);
@@ -343,6 +457,53 @@ impl Ctx<'_> {
     }
 }
 
+/// A one-segment line of plain text, batched with its column neighbours.
+struct PlainLine {
+    group: usize,
+    align: TextAlign,
+    /// The x the line hangs from: left edge, centre or right edge (page mm).
+    anchor: f64,
+    y: f64,
+    height: f64,
+    text: String,
+}
+
+fn align_rank(a: TextAlign) -> u8 {
+    match a {
+        TextAlign::Left | TextAlign::Justify => 0,
+        TextAlign::Center => 1,
+        TextAlign::Right => 2,
+    }
+}
+
+/// Places content whose left edge, centre or right edge is `anchor`.
+fn place_line(
+    out: &mut String,
+    align: TextAlign,
+    anchor: f64,
+    y: f64,
+    page_width: f64,
+    content: &str,
+) {
+    let _ = match align {
+        TextAlign::Left | TextAlign::Justify => {
+            writeln!(out, "place(dx: {}, dy: {}, {content})", mm(anchor), mm(y))
+        }
+        TextAlign::Right => writeln!(
+            out,
+            "place(top + right, dx: {}, dy: {}, {content})",
+            mm(anchor - page_width),
+            mm(y)
+        ),
+        TextAlign::Center => writeln!(
+            out,
+            "place(top + center, dx: {}, dy: {}, {content})",
+            mm(anchor - page_width / 2.0),
+            mm(y)
+        ),
+    };
+}
+
 /// Column edges and row tops of one sheet's piece.
 struct SheetGrid<'g> {
     xs: &'g [f64],
@@ -375,6 +536,39 @@ impl SheetGrid<'_> {
             w: self.xs[last_col] - self.xs[cell.col],
             h: self.tops[last] - self.tops[row],
         });
+    }
+}
+
+/// SVG attributes of a stroke, in millimetre user units.
+fn svg_stroke(svg: &mut String, s: &ResolvedStroke) {
+    let cap = match s.cap {
+        LineCap::Butt => "butt",
+        LineCap::Round => "round",
+        LineCap::Square => "square",
+    };
+    let join = match s.join {
+        LineJoin::Miter => "miter",
+        LineJoin::Round => "round",
+        LineJoin::Bevel => "bevel",
+    };
+    let _ = write!(
+        svg,
+        "<path fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"{cap}\" stroke-linejoin=\"{join}\" stroke-miterlimit=\"{}\"",
+        s.color.hex(),
+        num(s.width),
+        num(s.miter_limit.max(1.0))
+    );
+    if s.opacity < 1.0 {
+        let _ = write!(svg, " stroke-opacity=\"{}\"", num(s.opacity));
+    }
+    if let Some((pattern, phase)) = &s.dash {
+        let lengths: Vec<String> = pattern.iter().map(|v| num(*v)).collect();
+        let _ = write!(
+            svg,
+            " stroke-dasharray=\"{}\" stroke-dashoffset=\"{}\"",
+            lengths.join(" "),
+            num(*phase)
+        );
     }
 }
 

@@ -161,11 +161,22 @@ impl Validator<'_> {
             .unwrap_or(true);
         for (r, row) in t.rows.iter().enumerate() {
             for (key, value) in row {
-                let cpath = format!("{path}.rows[{r}].{key}");
                 let Some(&c) = index.get(key.as_str()) else {
-                    self.push(cpath, format!("`{key}` is not a declared column key"));
+                    self.push(
+                        format!("{path}.rows[{r}].{key}"),
+                        format!("`{key}` is not a declared column key"),
+                    );
                     continue;
                 };
+                // The common case, a simple value outside any span, breaks no rule.
+                let simple = matches!(
+                    value,
+                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)
+                );
+                if simple && (covered.is_empty() || !covered.contains_key(&(r, c))) {
+                    continue;
+                }
+                let cpath = format!("{path}.rows[{r}].{key}");
                 if let Some(owner) = covered.get(&(r, c)) {
                     self.push(
                         cpath.clone(),

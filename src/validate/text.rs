@@ -15,6 +15,18 @@ pub enum Run {
 /// Splits content into runs. Tags must nest properly and be closed, so a
 /// forgotten `[/B]` is an error rather than half a label printed bold.
 pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
+    // Most content has no tags and no line breaks: one run, no scanning.
+    if !content.contains(['[', '\n', '\r']) {
+        return Ok(if content.is_empty() {
+            Vec::new()
+        } else {
+            vec![Run::Text {
+                text: content.to_string(),
+                bold: false,
+                large: false,
+            }]
+        });
+    }
     let mut runs = Vec::new();
     let mut open: Vec<char> = Vec::new();
     let mut current = String::new();
