@@ -146,18 +146,3 @@ fn many_distinct_documents_reuse_fixed_file_ids() {
         assert!(pdf.starts_with(b"%PDF-"));
     }
 }
-
-#[test]
-fn valid_tables_are_refused_with_api_501_until_tables_render() {
-    let request = json!({"pages": [{"size": "a4", "elements": [
-        {"type": "table", "x": 10, "y": 10, "columns": [{"key": "a", "width": {"mode": "fixed", "value": 50}}], "rows": [{"a": "1"}]}
-    ]}]});
-    let error = render_error(request);
-    assert!(
-        matches!(error, labelpress::RenderError::Lower(_)),
-        "{error:?}"
-    );
-    let api: labelpress::api_error::ApiError = error.into();
-    assert_eq!(api.code(), "API-501");
-    assert!(api.body("id").message.contains("pages[0].elements[0]"));
-}

@@ -8,4 +8,5 @@ mod document;
 mod geometry;
 mod http;
 mod literal_text;
+mod tables;
 mod validation;
