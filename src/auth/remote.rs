@@ -1,0 +1,86 @@
+//! A verifier over HTTP (`--verify-url`): `POST {url}/v1/verify` as part B of
+//! the verification spec describes it. Anything that is not a verdict
+//! (connection refused, timeout, 5xx, an unreadable body) is [`Unavailable`],
+//! so the caller falls back on its cache.
+
+use std::time::Duration;
+
+use crate::verify::protocol::{RejectionBody, VerifyFuture};
+use crate::verify::{Granted, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
+
+pub struct RemoteVerifier {
+    client: reqwest::Client,
+    url: String,
+}
+
+impl RemoteVerifier {
+    pub fn new(base_url: &str, timeout: Duration) -> Result<RemoteVerifier, String> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(timeout.min(Duration::from_secs(2)))
+            .timeout(timeout)
+            .build()
+            .map_err(|e| format!("verifier client: {e}"))?;
+        Ok(RemoteVerifier {
+            client,
+            url: format!("{}/v1/verify", base_url.trim_end_matches('/')),
+        })
+    }
+
+    async fn call(&self, call: VerifyCall) -> Result<Verdict, Unavailable> {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .bearer_auth(&call.token)
+            .json(&serde_json::json!({ "count": call.count }));
+        if call.dry_run {
+            request = request.query(&[("dry_run", "true")]);
+        }
+        if let Some(key) = &call.idempotency_key {
+            request = request.header("Idempotency-Key", key);
+        }
+        // reqwest's errors can quote the URL, never the token; keep only the kind.
+        let response = request
+            .send()
+            .await
+            .map_err(|e| Unavailable(describe(&e)))?;
+        let status = response.status().as_u16();
+        match status {
+            200 => response
+                .json::<Granted>()
+                .await
+                .map(Verdict::Granted)
+                .map_err(|e| Unavailable(format!("unreadable 200 body: {}", describe(&e)))),
+            400 | 401 | 403 => {
+                let error = response
+                    .json::<RejectionBody>()
+                    .await
+                    .ok()
+                    .and_then(|b| Rejection::from_error(&b.error));
+                Ok(Verdict::Rejected(error.unwrap_or(match status {
+                    400 => Rejection::BadRequest,
+                    401 => Rejection::MissingToken,
+                    _ => Rejection::InvalidToken,
+                })))
+            }
+            other => Err(Unavailable(format!("verifier answered {other}"))),
+        }
+    }
+}
+
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timeout".into()
+    } else if e.is_connect() {
+        "connection failed".into()
+    } else if e.is_decode() {
+        "bad body".into()
+    } else {
+        "request failed".into()
+    }
+}
+
+impl Verifier for RemoteVerifier {
+    fn verify(&self, call: VerifyCall) -> VerifyFuture<'_> {
+        Box::pin(self.call(call))
+    }
+}
