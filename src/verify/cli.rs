@@ -1,0 +1,1 @@
+//! `labelpress token ...`: administration through the admin API.
