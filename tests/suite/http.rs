@@ -25,7 +25,14 @@ fn start() -> Server {
         .port();
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(env!("CARGO_BIN_EXE_labelpress"))
-        .args(["serve", "--listen", &addr])
+        .args([
+            "serve",
+            "--listen",
+            &addr,
+            "--no-system-fonts",
+            "--data-dir",
+        ])
+        .arg(std::env::temp_dir().join(format!("labelpress-http-{}", uuid::Uuid::new_v4())))
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);

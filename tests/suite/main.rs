@@ -8,4 +8,6 @@ mod document;
 mod geometry;
 mod http;
 mod literal_text;
+mod serve_render;
+mod server;
 mod validation;
