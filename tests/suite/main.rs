@@ -8,6 +8,7 @@ mod document;
 mod geometry;
 mod http;
 mod literal_text;
+mod serve_durability;
 mod serve_render;
 mod server;
 mod validation;

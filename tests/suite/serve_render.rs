@@ -377,3 +377,26 @@ async fn repeated_failed_authentication_from_one_address_is_slowed() {
     assert_eq!(&codes[..3], &["API-101", "API-101", "API-101"]);
     assert_eq!(codes[3], "API-103", "{codes:?}");
 }
+
+#[test]
+fn render_without_a_verifier_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_labelpress"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--services",
+            "render,barcode",
+        ])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--verify-url") && stderr.contains("verify"),
+        "{stderr}"
+    );
+}
