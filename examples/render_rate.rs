@@ -1,0 +1,40 @@
+//! Single-thread render rate of one document, in-process (no HTTP, no auth),
+//! the baseline `benches/load.sh` compares the server against.
+//!
+//! `cargo run --example render_rate -- BODY_FILE SECONDS` prints one JSON line.
+
+use std::time::{Duration, Instant};
+
+use labelpress::engine::fonts::FontOptions;
+use labelpress::Engine;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [body, seconds] = &args[..] else {
+        eprintln!("usage: render_rate BODY_FILE SECONDS");
+        std::process::exit(2);
+    };
+    let body = std::fs::read(body).expect("body file");
+    let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
+    let engine = Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        None,
+    );
+    // Warm-up: fonts and caches as a running server has them.
+    engine.render_bytes(&body).expect("the document renders");
+    let started = Instant::now();
+    let mut n = 0u64;
+    while started.elapsed() < duration {
+        engine.render_bytes(&body).expect("the document renders");
+        n += 1;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({"renders": n, "seconds": elapsed, "rps": n as f64 / elapsed})
+    );
+}
