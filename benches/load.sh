@@ -18,6 +18,14 @@ TARGET=${CARGO_TARGET_DIR:-target}
 
 cargo build --profile dev --bin labelpress --example loadgen --example render_rate 2>&1 | tail -1
 BIN=$TARGET/debug
+LABELPRESS=$BIN/labelpress
+# A target dir shared with other checkouts may hold another checkout's binary
+# under the plain name; this checkout's build is then among deps/.
+if ! "$LABELPRESS" serve --help | grep -q -- --services; then
+    LABELPRESS=$(ls -t "$BIN"/deps/labelpress-* | grep -v '\.d$' | while read -r f; do
+        [ -x "$f" ] && "$f" serve --help 2>/dev/null | grep -q -- --services && echo "$f" && break
+    done)
+fi
 
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -36,7 +44,7 @@ SINGLE=$("$BIN/examples/render_rate" "$BODY" 10)
 echo "single-thread in-process render: $SINGLE"
 
 # 2. The server, all services in one process, on a fresh data dir.
-RUST_LOG=warn "$BIN/labelpress" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts &
+RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts &
 PID=$!
 python3 - "$BASE" <<'PY'
 import sys, time, urllib.request

@@ -24,7 +24,7 @@ fn start() -> Server {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(env!("CARGO_BIN_EXE_labelpress"))
+    let child = Command::new(crate::server::binary())
         .args([
             "serve",
             "--listen",

@@ -381,7 +381,7 @@ async fn repeated_failed_authentication_from_one_address_is_slowed() {
 #[test]
 fn render_without_a_verifier_refuses_to_start() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_labelpress"))
+    let out = std::process::Command::new(crate::server::binary())
         .args([
             "serve",
             "--listen",

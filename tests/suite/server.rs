@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -17,6 +18,61 @@ pub struct Server {
     pub base: String,
     pub data_dir: PathBuf,
     args: Vec<String>,
+}
+
+/// The `labelpress` binary, copied once per test run: a target dir shared
+/// with other checkouts may have its binary replaced mid-run, and the
+/// process tests restart servers long after the build.
+pub fn binary() -> &'static Path {
+    static BIN: LazyLock<PathBuf> = LazyLock::new(|| {
+        let dir = std::env::temp_dir().join("labelpress-test-bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        // Copies left by earlier runs.
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(3600));
+            if old {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let copy = dir.join(format!("labelpress-{}", std::process::id()));
+        let ours = |bin: &Path| {
+            Command::new(bin)
+                .args(["serve", "--help"])
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("--services"))
+        };
+        let built = PathBuf::from(env!("CARGO_BIN_EXE_labelpress"));
+        // Another checkout building into a shared target dir overwrites the
+        // uplifted binary; this checkout's build is still in deps/.
+        let source = if ours(&built) {
+            built
+        } else {
+            let deps = built.parent().unwrap().join("deps");
+            let mut candidates: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&deps)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    name.starts_with("labelpress-") && p.extension().is_none()
+                })
+                .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+                .collect();
+            candidates.sort();
+            candidates
+                .into_iter()
+                .rev()
+                .map(|(_, p)| p)
+                .find(|p| ours(p))
+                .expect("no build of this checkout's labelpress binary")
+        };
+        std::fs::copy(&source, &copy).unwrap();
+        copy
+    });
+    &BIN
 }
 
 pub fn free_addr() -> String {
@@ -36,7 +92,7 @@ pub fn start(data_dir: &Path, args: &[&str]) -> Server {
 
 pub fn start_on(addr: &str, data_dir: &Path, args: &[&str]) -> Server {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let child = Command::new(env!("CARGO_BIN_EXE_labelpress"))
+    let child = Command::new(binary())
         .args(["serve", "--listen", addr, "--no-system-fonts"])
         .arg("--data-dir")
         .arg(data_dir)
