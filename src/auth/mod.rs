@@ -224,6 +224,11 @@ impl Auth {
                         "Quota Exceeded: the balance is used up by usage not yet reported".into(),
                     ));
                 }
+                // A concurrent miss for the same token may have refreshed the
+                // entry meanwhile: take from it rather than overwrite its count.
+                if let Reserve::Hit(entry) = self.cache.reserve(hash, now).map_err(storage)? {
+                    return Ok(entry);
+                }
                 let entry = Entry {
                     balance: balance - 1,
                     fresh_until: (now + self.ttl_ms).min(granted.expires_at.unwrap_or(i64::MAX)),

@@ -400,3 +400,37 @@ fn render_without_a_verifier_refuses_to_start() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cached_token_revoked_at_the_verifier_is_blacklisted_when_its_usage_is_refused() {
+    let (_dir, s) = all_services();
+    let b = &s.base;
+    let (id, token) = server::new_token(b, 5, None).await;
+    assert_eq!(render(b, &token, &label("one")).await.status, 200);
+    server::await_balance(b, &id, 4, Duration::from_secs(10)).await;
+
+    server::admin(
+        b,
+        reqwest::Method::POST,
+        &format!("/tokens/{id}/revoke"),
+        None,
+    )
+    .await;
+    // Still cached: admitted, and its usage report is refused with 403.
+    assert_eq!(render(b, &token, &label("two")).await.status, 200);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = render(b, &token, &label("three")).await;
+        if r.status == 403 {
+            let body = r.assert_error(403, "API-102");
+            assert!(
+                body["message"].as_str().unwrap().contains("blacklisted"),
+                "{body}"
+            );
+            break;
+        }
+        assert_eq!(r.status, 200);
+        assert!(std::time::Instant::now() < deadline, "never blacklisted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
