@@ -60,6 +60,8 @@ pub enum Command {
         #[arg(long, env = "LABELPRESS_CONFIG")]
         config: Option<PathBuf>,
     },
+    /// Administer verification tokens through a running server's admin API.
+    Token(crate::verify::cli::TokenArgs),
     /// Print the runtime configuration (defaults and limits) as JSON.
     Config {
         #[command(flatten)]
@@ -214,6 +216,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 .map_err(|e| format!("{listen}: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Token(args) => crate::verify::cli::run(args),
         Command::Config { engine } => {
             let engine = engine.engine()?;
             println!(
