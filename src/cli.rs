@@ -53,6 +53,8 @@ pub enum Command {
     },
     /// Run the HTTP server: render, barcode and verification services.
     Serve(ServeArgs),
+    /// Administer verification tokens through a running server's admin API.
+    Token(crate::verify::cli::TokenArgs),
     /// Print the runtime configuration (defaults and limits) as JSON.
     Config {
         #[command(flatten)]
@@ -268,6 +270,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             runtime.block_on(crate::http::serve(args.listen, options))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Token(args) => crate::verify::cli::run(args),
         Command::Config { engine } => {
             let engine = engine.engine()?;
             println!(
