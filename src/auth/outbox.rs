@@ -141,6 +141,20 @@ impl Outbox {
         Ok(())
     }
 
+    /// Replaces the in-flight batch with `key` by one of `count` units under
+    /// a new key (the verifier refused the whole batch but can take part of
+    /// it). On disk before this returns.
+    pub async fn shrink(&self, hash: &TokenHash, key: &str, count: u64) -> sled::Result<()> {
+        let current = self.inflight.get(hash.0)?.and_then(|v| decode(&v));
+        if let Some(mut batch) = current.filter(|b| b.key.as_deref() == Some(key)) {
+            batch.count = count.min(batch.count);
+            batch.key = Some(uuid::Uuid::new_v4().to_string());
+            self.inflight.insert(hash.0, encode(&batch))?;
+            self.db.flush_async().await?;
+        }
+        Ok(())
+    }
+
     pub async fn flush(&self) -> sled::Result<()> {
         self.db.flush_async().await.map(|_| ())
     }
@@ -183,5 +197,23 @@ mod tests {
             .unwrap();
         assert_eq!(outbox.depth(), 0);
         assert!(outbox.next_batch(&h).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_shrunk_batch_gets_a_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Outbox::open(&sled::open(dir.path()).unwrap()).unwrap();
+        let h = TokenHash::of("lp_b");
+        for _ in 0..3 {
+            outbox.record(&h, "lp_b").await.unwrap();
+        }
+        let batch = outbox.next_batch(&h).await.unwrap().unwrap();
+        let key = batch.key.unwrap();
+        outbox.shrink(&h, "another key", 1).await.unwrap();
+        assert_eq!(outbox.outstanding(&h).unwrap(), 3);
+        outbox.shrink(&h, &key, 1).await.unwrap();
+        let shrunk = outbox.next_batch(&h).await.unwrap().unwrap();
+        assert_eq!(shrunk.count, 1);
+        assert_ne!(shrunk.key.as_deref(), Some(key.as_str()));
     }
 }

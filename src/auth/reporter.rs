@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::{now_ms, Auth};
-use crate::verify::{Verdict, VerifyCall};
+use crate::verify::{Rejection, Verdict, VerifyCall};
 
 /// How often the outbox is looked at when all is well.
 const INTERVAL: Duration = Duration::from_millis(250);
@@ -47,6 +47,34 @@ impl Auth {
                 Ok(Verdict::Granted(_)) => {
                     tracing::debug!(token = %hash.prefix(), count = batch.count, "usage reported");
                 }
+                Ok(Verdict::Rejected(Rejection::QuotaExceeded)) if batch.count > 1 => {
+                    // More usage than balance (another node, or the balance
+                    // spent directly): charge what the balance still covers.
+                    if let Some(left) = self.balance_left(&batch.token).await {
+                        tracing::warn!(
+                            token = %hash.prefix(),
+                            count = batch.count,
+                            charged = left,
+                            "usage beyond the balance; charging what is left, token blacklisted"
+                        );
+                        self.cache
+                            .blacklist(&hash, now_ms() + self.ttl_ms)
+                            .map_err(ReportError::Storage)?;
+                        self.outbox
+                            .shrink(&hash, &key, left)
+                            .await
+                            .map_err(ReportError::Storage)?;
+                        continue;
+                    }
+                    tracing::warn!(
+                        token = %hash.prefix(),
+                        count = batch.count,
+                        "usage refused by the verifier (quota exceeded); token blacklisted"
+                    );
+                    self.cache
+                        .blacklist(&hash, now_ms() + self.ttl_ms)
+                        .map_err(ReportError::Storage)?;
+                }
                 Ok(Verdict::Rejected(rejection)) => {
                     // The verifier will never take this batch (revoked, banned,
                     // expired, or more usage than balance): stop the token at once.
@@ -70,6 +98,22 @@ impl Auth {
                 .map_err(ReportError::Storage)?;
         }
         Ok(())
+    }
+}
+
+impl Auth {
+    /// The token's balance when it is positive (a dry run), else `None`.
+    async fn balance_left(&self, token: &str) -> Option<u64> {
+        let call = VerifyCall {
+            token: token.to_string(),
+            count: 1,
+            dry_run: true,
+            idempotency_key: None,
+        };
+        match self.verify(call).await {
+            Ok(Verdict::Granted(granted)) if granted.balance > 0 => Some(granted.balance),
+            _ => None,
+        }
     }
 }
 

@@ -71,7 +71,7 @@ pub struct Gauges {
 }
 
 impl Metrics {
-    pub fn request(&self, route: &str, status: u16, _elapsed: Duration) {
+    pub fn request(&self, route: &str, status: u16) {
         if let Ok(mut map) = self.requests.lock() {
             *map.entry((route.to_string(), status)).or_default() += 1;
         }

@@ -49,7 +49,7 @@ pub async fn layer(State(metrics): State<Arc<Metrics>>, request: Request, next: 
     }
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
-    metrics.request(&route, status, elapsed);
+    metrics.request(&route, status);
     let info = response
         .extensions()
         .get::<LogInfo>()

@@ -434,3 +434,34 @@ async fn a_cached_token_revoked_at_the_verifier_is_blacklisted_when_its_usage_is
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_beyond_a_balance_spent_elsewhere_charges_what_is_left_and_blacklists() {
+    let (_dir, s) = all_services();
+    let b = &s.base;
+    let (id, token) = server::new_token(b, 5, None).await;
+    assert_eq!(render(b, &token, &label("one")).await.status, 200);
+    server::await_balance(b, &id, 4, Duration::from_secs(10)).await;
+    // Spent behind the render node's back: its cache still counts 4.
+    let spent = client()
+        .post(format!("{b}/v1/verify"))
+        .bearer_auth(&token)
+        .json(&json!({"count": 3}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spent.status().as_u16(), 200);
+    let (two, three) = (label("two"), label("three"));
+    let (r1, r2) = tokio::join!(render(b, &token, &two), render(b, &token, &three));
+    assert_eq!((r1.status, r2.status), (200, 200));
+    // One of the two could be charged, the other never: the token is then stopped.
+    server::await_balance(b, &id, 0, Duration::from_secs(10)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server::metric(b, "labelpress_outbox_depth").await != 0.0 {
+        assert!(std::time::Instant::now() < deadline, "outbox not drained");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    render(b, &token, &label("four"))
+        .await
+        .assert_error(403, "API-102");
+}
