@@ -84,3 +84,80 @@ impl Verifier for RemoteVerifier {
         Box::pin(self.call(call))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::post;
+    use axum::Json;
+
+    /// A stand-in verifier whose answer depends on the bearer token.
+    async fn answer(headers: HeaderMap) -> (StatusCode, Json<serde_json::Value>) {
+        let auth = headers["authorization"].to_str().unwrap_or_default();
+        match auth {
+            "Bearer ok" => (
+                StatusCode::OK,
+                Json(
+                    serde_json::json!({"status": "ok", "balance": 7, "expires_at": null,
+                    "remaining": "unlimited", "rate_limit": {"per_second": 3, "burst": 4}}),
+                ),
+            ),
+            "Bearer banned" => (
+                StatusCode::FORBIDDEN,
+                Json(serde_json::json!({"error": "Banned", "message": "account banned"})),
+            ),
+            _ => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(serde_json::json!({})),
+            ),
+        }
+    }
+
+    fn call(token: &str) -> VerifyCall {
+        VerifyCall {
+            token: token.into(),
+            count: 1,
+            dry_run: true,
+            idempotency_key: Some("k".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_map_to_verdicts_and_failures_to_unavailable() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new().route("/v1/verify", post(answer));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let remote =
+            RemoteVerifier::new(&format!("http://{addr}/"), Duration::from_secs(2)).unwrap();
+
+        match remote.verify(call("ok")).await.unwrap() {
+            Verdict::Granted(g) => {
+                assert_eq!(g.balance, 7);
+                assert_eq!(
+                    g.rate_limit,
+                    Some(crate::verify::RateLimit {
+                        per_second: 3,
+                        burst: 4
+                    })
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            remote.verify(call("banned")).await.unwrap(),
+            Verdict::Rejected(Rejection::Banned)
+        );
+        assert!(remote.verify(call("boom")).await.is_err());
+
+        // Nothing listening: unavailable, not a verdict.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gone = closed.local_addr().unwrap();
+        drop(closed);
+        let remote =
+            RemoteVerifier::new(&format!("http://{gone}"), Duration::from_secs(2)).unwrap();
+        let e = remote.verify(call("ok")).await.unwrap_err();
+        assert!(e.to_string().contains("connection"), "{e}");
+    }
+}
