@@ -5,7 +5,7 @@
 //! and prints verifies/s, p50/p99 latency and the ratio.
 //!
 //! `cargo bench --bench verify_load -- [--duration SECS] [--clients N]`
-//! (defaults 10 s, 64 clients). Without `--bench` (as under
+//! (defaults 10 s, 64 clients; `--only durable|baseline` runs one mode). Without `--bench` (as under
 //! `cargo test --all-targets`) it runs a short smoke pass that checks the
 //! answers and the final balance.
 
@@ -44,6 +44,13 @@ fn main() {
     let clients: usize = arg(&args, "--clients").unwrap_or(64);
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async {
+        let only: Option<String> = arg(&args, "--only");
+        if let Some(only) = only {
+            // One mode alone, for profiling.
+            let s = load(only == "durable", clients, duration).await;
+            println!("verify_load {only}: {:.0} verifies/s p50 {:?} p99 {:?}", s.rate(), s.p50, s.p99);
+            return;
+        }
         let durable = load(true, clients, duration).await;
         let baseline = load(false, clients, duration).await;
         for (name, s) in [("durable (group commit)", &durable), ("no flush (baseline)", &baseline)] {

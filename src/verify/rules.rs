@@ -168,13 +168,14 @@ mod tests {
     }
 
     #[test]
-    fn recent_usage_is_bounded() {
+    fn recent_usage_is_bounded_and_newest_first() {
         let mut r = record(100, None);
         for i in 0..30 {
             r.deduct(1, i);
         }
-        assert_eq!(r.usage.len(), crate::verify::record::RECENT_USAGE);
-        assert_eq!(r.usage.last().map(|u| u.balance), Some(70));
-        assert_eq!(r.last_used_at, Some(29));
+        let usage = r.recent_usage();
+        assert_eq!(usage.len(), crate::verify::record::RECENT_USAGE);
+        assert_eq!((usage[0].at, usage[0].balance), (29, 70));
+        assert_eq!((r.balance, r.last_used_at), (70, Some(29)));
     }
 }
