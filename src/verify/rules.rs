@@ -1,7 +1,6 @@
 //! The verification rules as pure functions of a token record and the
-//! clock, so the store applies them inside one atomic step (compare-and-swap
-//! or transaction) and tests can
-//! pin them without a store.
+//! clock, so the store applies them inside one atomic step
+//! (compare-and-swap or transaction) and tests can pin them without a store.
 //!
 //! Order of checks for `POST /v1/verify` (first failure answers):
 //! 1. `Authorization` absent or not a bearer token: 401 Missing Token.
