@@ -2,10 +2,12 @@
 //! `POST /v1/verify` (count 1) for a fixed time against the router with
 //! durability on (group commit: every 200 is synced before it is sent),
 //! then the same with durability off (sled's own 500 ms background flush),
-//! and prints verifies/s, p50/p99 latency and the ratio.
+//! and prints verifies/s, p50/p99 latency and the ratio. A third pass sends
+//! a fresh `Idempotency-Key` with every call (the render side's usage
+//! reports do), which takes the transactional path.
 //!
 //! `cargo bench --bench verify_load -- [--duration SECS] [--clients N]`
-//! (defaults 10 s, 64 clients). Without `--bench` (as under
+//! (defaults 10 s, 64 clients; `--only durable|baseline|keyed|keyed-baseline` runs one mode). Without `--bench` (as under
 //! `cargo test --all-targets`) it runs a short smoke pass that checks the
 //! answers and the final balance.
 
@@ -44,9 +46,21 @@ fn main() {
     let clients: usize = arg(&args, "--clients").unwrap_or(64);
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async {
-        let durable = load(true, clients, duration).await;
-        let baseline = load(false, clients, duration).await;
-        for (name, s) in [("durable (group commit)", &durable), ("no flush (baseline)", &baseline)] {
+        let only: Option<String> = arg(&args, "--only");
+        if let Some(only) = only {
+            // One mode alone, for profiling.
+            let s = load(!only.contains("baseline"), only.contains("keyed"), clients, duration).await;
+            println!("verify_load {only}: {:.0} verifies/s p50 {:?} p99 {:?}", s.rate(), s.p50, s.p99);
+            return;
+        }
+        let durable = load(true, false, clients, duration).await;
+        let baseline = load(false, false, clients, duration).await;
+        let keyed = load(true, true, clients, duration).await;
+        for (name, s) in [
+            ("durable (group commit)", &durable),
+            ("no flush (baseline)", &baseline),
+            ("durable, Idempotency-Key", &keyed),
+        ] {
             println!(
                 "verify_load {name:<24} {clients} clients, {:.1} s: {:>8.0} verifies/s  p50 {:>6.2} ms  p99 {:>6.2} ms",
                 s.elapsed.as_secs_f64(),
@@ -62,7 +76,7 @@ fn main() {
     });
 }
 
-async fn load(durable: bool, clients: usize, duration: Duration) -> Stats {
+async fn load(durable: bool, keyed: bool, clients: usize, duration: Duration) -> Stats {
     let dir = tempfile::tempdir().expect("temp dir");
     let service = VerifyService::open_with(
         dir.path(),
@@ -84,19 +98,17 @@ async fn load(durable: bool, clients: usize, duration: Duration) -> Stats {
     let addr = listener.local_addr().expect("address");
     let router = labelpress::verify::router(service.clone());
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
-    let request = Arc::new(
-        format!(
-            "POST /v1/verify HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{{\"count\":1}}",
-            token.token
-        )
-        .into_bytes(),
-    );
+    // Headers up to the blank line; the key (if any), blank line and body follow.
+    let head = Arc::new(format!(
+        "POST /v1/verify HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 11\r\n",
+        token.token
+    ));
     let started = Instant::now();
     let deadline = started + duration;
     let tasks: Vec<_> = (0..clients)
-        .map(|_| {
-            let request = request.clone();
-            tokio::spawn(async move { client(addr, &request, deadline).await })
+        .map(|c| {
+            let head = head.clone();
+            tokio::spawn(async move { client(addr, &head, keyed.then_some(c), deadline).await })
         })
         .collect();
     let mut latencies = Vec::new();
@@ -121,14 +133,28 @@ async fn load(durable: bool, clients: usize, duration: Duration) -> Stats {
 
 /// One keep-alive connection sending verifications until `deadline`;
 /// returns the latency of each 200.
-async fn client(addr: std::net::SocketAddr, request: &[u8], deadline: Instant) -> Vec<Duration> {
+async fn client(
+    addr: std::net::SocketAddr,
+    head: &str,
+    keyed: Option<usize>,
+    deadline: Instant,
+) -> Vec<Duration> {
     let stream = TcpStream::connect(addr).await.expect("connect");
     stream.set_nodelay(true).expect("nodelay");
     let mut latencies = Vec::new();
     let mut buf = Vec::with_capacity(1024);
+    let plain = format!("{head}\r\n{{\"count\":1}}").into_bytes();
+    let mut n = 0u64;
     while Instant::now() < deadline {
+        let request = match keyed {
+            Some(c) => {
+                n += 1;
+                format!("{head}Idempotency-Key: bench-{c}-{n}\r\n\r\n{{\"count\":1}}").into_bytes()
+            }
+            None => plain.clone(),
+        };
         let sent = Instant::now();
-        write_all(&stream, request).await;
+        write_all(&stream, &request).await;
         buf.clear();
         let body_start = loop {
             let mut chunk = [0u8; 1024];

@@ -239,8 +239,7 @@ impl VerifyService {
             .get(id)?
             .ok_or_else(|| AdminError::NotFound(id.to_string()))?;
         let banned = self.store.banned_accounts()?.contains(&record.account);
-        let mut usage = record.usage.clone();
-        usage.reverse();
+        let usage = record.recent_usage();
         Ok(TokenDetail {
             token: view(&record, banned, rules::now_ms()),
             usage,

@@ -4,8 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::protocol::{Granted, RateLimit};
 
-/// How many deductions a token record remembers for the admin views.
-pub const RECENT_USAGE: usize = 20;
+/// How many deductions a token record remembers for the admin views. Kept
+/// small: every deduction rewrites the record, and its size is what the
+/// disk pays per verification.
+pub const RECENT_USAGE: usize = 10;
 
 /// One token, stored under the SHA-256 of its secret (never the secret).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,9 +28,10 @@ pub struct TokenRecord {
     /// Unix milliseconds of the last deduction (dry runs write nothing).
     #[serde(default)]
     pub last_used_at: Option<i64>,
-    /// The last [`RECENT_USAGE`] deductions, oldest first.
+    /// The last [`RECENT_USAGE`] deductions, oldest first, as compact
+    /// `[at, count, balance]` triples.
     #[serde(default)]
-    pub usage: Vec<Usage>,
+    pub usage: Vec<(i64, u64, u64)>,
 }
 
 /// One deduction.
@@ -46,15 +49,19 @@ impl TokenRecord {
     pub fn deduct(&mut self, count: u64, now: i64) {
         self.balance -= count;
         self.last_used_at = Some(now);
-        self.usage.push(Usage {
-            at: now,
-            count,
-            balance: self.balance,
-        });
-        if self.usage.len() > RECENT_USAGE {
-            let excess = self.usage.len() - RECENT_USAGE;
-            self.usage.drain(..excess);
+        if self.usage.len() >= RECENT_USAGE {
+            self.usage.remove(0);
         }
+        self.usage.push((now, count, self.balance));
+    }
+
+    /// The recent deductions, newest first.
+    pub fn recent_usage(&self) -> Vec<Usage> {
+        self.usage
+            .iter()
+            .rev()
+            .map(|&(at, count, balance)| Usage { at, count, balance })
+            .collect()
     }
 }
 

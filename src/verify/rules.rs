@@ -1,10 +1,12 @@
 //! The verification rules as pure functions of a token record and the
-//! clock, so the store applies them inside one transaction and tests can
-//! pin them without a store.
+//! clock, so the store applies them inside one atomic step
+//! (compare-and-swap or transaction) and tests can pin them without a store.
 //!
 //! Order of checks for `POST /v1/verify` (first failure answers):
 //! 1. `Authorization` absent or not a bearer token: 401 Missing Token.
 //! 2. Token not of the form `lp_` + 32 base62: 403 Invalid Token (no lookup).
+//!    (Over HTTP, a `dry_run` that is not true/false or an `Idempotency-Key`
+//!    that is not 1 to 255 visible ASCII characters is 400 before this step.)
 //! 3. An `Idempotency-Key` already answered for this token within 24 h: that
 //!    first answer again (400 if the count differs).
 //! 4. Unknown or revoked: 403 Invalid Token.
@@ -168,13 +170,14 @@ mod tests {
     }
 
     #[test]
-    fn recent_usage_is_bounded() {
+    fn recent_usage_is_bounded_and_newest_first() {
         let mut r = record(100, None);
         for i in 0..30 {
             r.deduct(1, i);
         }
-        assert_eq!(r.usage.len(), crate::verify::record::RECENT_USAGE);
-        assert_eq!(r.usage.last().map(|u| u.balance), Some(70));
-        assert_eq!(r.last_used_at, Some(29));
+        let usage = r.recent_usage();
+        assert_eq!(usage.len(), crate::verify::record::RECENT_USAGE);
+        assert_eq!((usage[0].at, usage[0].balance), (29, 70));
+        assert_eq!((r.balance, r.last_used_at), (70, Some(29)));
     }
 }
