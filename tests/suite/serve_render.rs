@@ -465,3 +465,55 @@ async fn usage_beyond_a_balance_spent_elsewhere_charges_what_is_left_and_blackli
         .await
         .assert_error(403, "API-102");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_request_log_and_metrics_show_a_token_hash_prefix_never_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let s = server::start_logged(&dir.path().join("data"), &[], &log);
+    let b = &s.base;
+    let (_, token) = server::new_token(b, 5, None).await;
+    let r = render(b, &token, &label("logged")).await;
+    assert_eq!(r.status, 200);
+    let req_id = r.header("x-request-id").unwrap();
+    let unknown = "lp_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ";
+    render(b, unknown, &label("x"))
+        .await
+        .assert_error(403, "API-102");
+    let metrics = String::from_utf8(server::get(b, "/metrics").await.bytes).unwrap();
+    assert!(
+        metrics.contains("labelpress_requests_total{route=\"/api/v1/label\",status=\"200\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("labelpress_render_duration_seconds_count 1"),
+        "{metrics}"
+    );
+    drop(s);
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(&req_id))
+        .unwrap_or_else(|| panic!("no log line with {req_id}:\n{text}"));
+    use sha2::Digest;
+    let prefix: String = sha2::Sha256::digest(token.as_bytes())[..4]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    for field in [
+        "route=/api/v1/label",
+        "status=200",
+        "sheets=1",
+        "bytes=",
+        "duration_ms=",
+    ] {
+        assert!(line.contains(field), "{field} missing: {line}");
+    }
+    assert!(line.contains(&prefix), "{line}");
+    assert!(
+        !text.contains(&token) && !text.contains(unknown),
+        "a token was logged:\n{text}"
+    );
+    assert!(!metrics.contains(&token));
+}

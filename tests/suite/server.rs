@@ -91,15 +91,29 @@ pub fn start(data_dir: &Path, args: &[&str]) -> Server {
 }
 
 pub fn start_on(addr: &str, data_dir: &Path, args: &[&str]) -> Server {
+    start_with_log(addr, data_dir, args, None)
+}
+
+/// As [`start`], with the request log (`RUST_LOG=info`) written to `log`.
+pub fn start_logged(data_dir: &Path, args: &[&str], log: &Path) -> Server {
+    start_with_log(&free_addr(), data_dir, args, Some(log))
+}
+
+fn start_with_log(addr: &str, data_dir: &Path, args: &[&str], log: Option<&Path>) -> Server {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (level, stdout) = match log {
+        Some(path) => ("info", Stdio::from(std::fs::File::create(path).unwrap())),
+        None => ("warn", Stdio::null()),
+    };
     let child = Command::new(binary())
         .args(["serve", "--listen", addr, "--no-system-fonts"])
         .arg("--data-dir")
         .arg(data_dir)
         .args(["--admin-token", ADMIN, "--system-token", SYSTEM])
         .args(&args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
+        .env("RUST_LOG", level)
+        .env("NO_COLOR", "1")
+        .stdout(stdout)
         .spawn()
         .unwrap();
     let mut server = Server {
