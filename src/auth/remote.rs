@@ -15,6 +15,15 @@ pub struct RemoteVerifier {
 
 impl RemoteVerifier {
     pub fn new(base_url: &str, timeout: Duration) -> Result<RemoteVerifier, String> {
+        let parsed =
+            reqwest::Url::parse(base_url).map_err(|e| format!("--verify-url {base_url}: {e}"))?;
+        // The client is built without TLS (verifiers sit on a private network
+        // beside the render nodes): an https URL could never connect.
+        if parsed.scheme() != "http" || parsed.host().is_none() {
+            return Err(format!(
+                "--verify-url {base_url}: expected http://host:port (no TLS in this build)"
+            ));
+        }
         let client = reqwest::Client::builder()
             .connect_timeout(timeout.min(Duration::from_secs(2)))
             .timeout(timeout)
@@ -159,5 +168,8 @@ mod tests {
             RemoteVerifier::new(&format!("http://{gone}"), Duration::from_secs(2)).unwrap();
         let e = remote.verify(call("ok")).await.unwrap_err();
         assert!(e.to_string().contains("connection"), "{e}");
+
+        assert!(RemoteVerifier::new("localhost:8080", Duration::from_secs(1)).is_err());
+        assert!(RemoteVerifier::new("https://h", Duration::from_secs(1)).is_err());
     }
 }
