@@ -75,7 +75,10 @@ PY
     sleep 0.5
   done ) &
 SAMPLER=$!
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/"$PID"/stat; }
+CPU_BEFORE=$(cpu_ticks)
 RENDER=$("$BIN/examples/loadgen" "$BASE/api/v1/label" "$TOKEN" "$BODY" "$CONCURRENCY" "$SECONDS_RUN")
+CPU_AFTER=$(cpu_ticks)
 echo "render over HTTP: $RENDER"
 RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
 RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
@@ -86,10 +89,11 @@ VERIFY=$("$BIN/examples/loadgen" "$BASE/v1/verify" "$TOKEN" "$DATA/verify.json" 
 echo "verify over HTTP: $VERIFY"
 kill "$SAMPLER" 2>/dev/null || true
 
-python3 - "$SINGLE" "$RENDER" "$VERIFY" "$(nproc)" "$RSS_END" "$RSS_HWM" <<'PY'
+python3 - "$SINGLE" "$RENDER" "$VERIFY" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
 single, render, verify = (json.loads(a) for a in sys.argv[1:4])
 cores, rss_end, rss_hwm = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+server_cpu_ms = int(sys.argv[7]) * 1000 / int(sys.argv[8]) / max(render["requests"], 1)
 ideal = cores * single["rps"]
 print()
 print("| figure | value |")
@@ -98,6 +102,7 @@ print(f"| single-thread render rate (in-process) | {single['rps']:.1f}/s |")
 print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
 print(f"| p50 / p99 latency | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
 print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s) | {render['rps'] / ideal:.2f} |")
+print(f"| CPU per render: in-process / server (HTTP, auth, outbox, reporter, verifier) | {single['cpu_ms_per_render']:.2f} ms / {server_cpu_ms:.2f} ms (ratio {single['cpu_ms_per_render'] / server_cpu_ms:.2f}) |")
 print(f"| non-200 answers | {render['errors']} {render['statuses']} |")
 print(f"| server RSS after load / peak (VmHWM) | {rss_end / 1024:.0f} MiB / {rss_hwm / 1024:.0f} MiB |")
 print(f"| verifies/s (count=1, durable) | {verify['rps']:.1f}/s (p50 {verify['p50_ms']:.2f} ms, p99 {verify['p99_ms']:.2f} ms) |")
