@@ -517,3 +517,51 @@ async fn the_request_log_and_metrics_show_a_token_hash_prefix_never_the_token() 
     );
     assert!(!metrics.contains(&token));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn env_twins_configure_a_node_and_services_pick_its_routes() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = server::free_addr();
+    let mut child = std::process::Command::new(crate::server::binary())
+        .arg("serve")
+        .env("LABELPRESS_LISTEN", &addr)
+        .env("LABELPRESS_DATA_DIR", dir.path())
+        .env("LABELPRESS_SERVICES", "barcode")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = format!("http://{addr}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while client()
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .is_err()
+    {
+        assert!(std::time::Instant::now() < deadline, "server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(server::get(&base, "/barcode/qr/x").await.status, 200);
+    render(&base, SYSTEM, &label("x"))
+        .await
+        .assert_error(404, "API-005");
+    server::get(&base, "/v1/doc/runtime-config")
+        .await
+        .assert_error(404, "API-005");
+    let verify = reply(
+        client()
+            .post(format!("{base}/v1/verify"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    verify.assert_error(404, "API-005");
+    assert_eq!(
+        server::get(&base, "/readyz").await.json()["verifier"],
+        "none"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
