@@ -206,6 +206,7 @@ impl VerifyService {
                 created_at: now,
                 last_used_at: None,
                 usage: Vec::new(),
+                pending_key: None,
             };
             if self.store.insert(&TokenHash::of(&secret), &record)? {
                 self.durable().await?;
