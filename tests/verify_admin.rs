@@ -258,6 +258,12 @@ async fn bad_admin_input_is_a_json_error_not_a_crash() {
     ] {
         assert_rejected(&h.admin(method, path, body).await, 404, "Not Found");
     }
+    // A path segment that is not UTF-8 once decoded.
+    assert_rejected(
+        &h.admin("POST", "/accounts/%FF/ban", None).await,
+        400,
+        "Bad Request",
+    );
     assert_eq!(h.service.list_tokens().unwrap().len(), 1);
 }
 

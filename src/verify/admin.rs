@@ -26,7 +26,7 @@ pub enum AdminError {
     #[error("the admin token is wrong")]
     WrongAdminToken,
     #[error("{0}")]
-    BadJson(String),
+    BadRequest(String),
     #[error("{0}")]
     Invalid(String),
     #[error("no token with id {0:?}")]
@@ -42,7 +42,7 @@ impl AdminError {
         match self {
             AdminError::MissingAdminToken => StatusCode::UNAUTHORIZED,
             AdminError::WrongAdminToken => StatusCode::FORBIDDEN,
-            AdminError::BadJson(_) => StatusCode::BAD_REQUEST,
+            AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
             AdminError::Store(_) | AdminError::NotDurable(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -206,6 +206,7 @@ impl VerifyService {
                 created_at: now,
                 last_used_at: None,
                 usage: Vec::new(),
+                pending_key: None,
             };
             if self.store.insert(&TokenHash::of(&secret), &record)? {
                 self.durable().await?;

@@ -157,3 +157,81 @@ fn flusher(shared: &Shared) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+    use crate::verify::record::TokenRecord;
+    use crate::verify::secret::TokenHash;
+    use crate::verify::store::{Deduction, Outcome, StoreError, UpdateError};
+
+    /// A store whose flush is slow and counted; nothing else is called.
+    #[derive(Default)]
+    struct SlowDisk {
+        flushes: AtomicUsize,
+    }
+
+    impl TokenStore for SlowDisk {
+        fn verify(&self, _: &Deduction<'_>) -> Result<Outcome, StoreError> {
+            unreachable!()
+        }
+        fn insert(&self, _: &TokenHash, _: &TokenRecord) -> Result<bool, StoreError> {
+            unreachable!()
+        }
+        fn get(&self, _: &str) -> Result<Option<TokenRecord>, StoreError> {
+            unreachable!()
+        }
+        fn update(
+            &self,
+            _: &str,
+            _: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
+        ) -> Result<TokenRecord, UpdateError> {
+            unreachable!()
+        }
+        fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
+            unreachable!()
+        }
+        fn banned_accounts(&self) -> Result<HashSet<String>, StoreError> {
+            unreachable!()
+        }
+        fn set_banned(&self, _: &str, _: bool) -> Result<(), StoreError> {
+            unreachable!()
+        }
+        fn prune_idempotency(&self, _: i64) -> Result<usize, StoreError> {
+            Ok(0)
+        }
+        fn flush(&self) -> Result<(), StoreError> {
+            std::thread::sleep(Duration::from_millis(30));
+            self.flushes.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_waiters_share_flushes() {
+        let disk = Arc::new(SlowDisk::default());
+        let commit = Arc::new(GroupCommit::start(disk.clone()).unwrap());
+        let waiters: Vec<_> = (0..200)
+            .map(|_| {
+                let commit = commit.clone();
+                tokio::spawn(async move { commit.durable().await.is_ok() })
+            })
+            .collect();
+        for waiter in waiters {
+            assert!(waiter.await.unwrap());
+        }
+        let flushes = disk.flushes.load(Ordering::SeqCst);
+        // A flush may start before most waiters arrive; the rest share the next
+        // ones (the bound leaves room for a slow, loaded machine).
+        assert!(
+            (1..=4).contains(&flushes),
+            "{flushes} flushes for 200 waiters"
+        );
+        // A waiter arriving later gets a flush of its own.
+        commit.durable().await.unwrap();
+        assert_eq!(disk.flushes.load(Ordering::SeqCst), flushes + 1);
+    }
+}

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
@@ -187,8 +188,15 @@ async fn admin_only(
 fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AdminError> {
     serde_json::from_slice(body).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => AdminError::Invalid(e.to_string()),
-        _ => AdminError::BadJson(format!("the body is not JSON: {e}")),
+        _ => AdminError::BadRequest(format!("the body is not JSON: {e}")),
     })
+}
+
+/// A path parameter, or a JSON 400 (bad percent-encoding, not UTF-8).
+fn segment(param: Result<Path<String>, PathRejection>) -> Result<String, AdminError> {
+    param
+        .map(|Path(value)| value)
+        .map_err(|e| AdminError::BadRequest(e.body_text()))
 }
 
 async fn dashboard() -> impl IntoResponse {
@@ -216,41 +224,53 @@ async fn list_tokens(State(service): Service) -> Result<Response, AdminError> {
 
 async fn show_token(
     State(service): Service,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, AdminError> {
+    let id = segment(id)?;
     Ok(Json(service.token(&id)?).into_response())
 }
 
 async fn top_up(
     State(service): Service,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     body: Bytes,
 ) -> Result<Response, AdminError> {
+    let id = segment(id)?;
     let TopUp { amount } = json(&body)?;
     Ok(Json(service.top_up(&id, amount).await?).into_response())
 }
 
 async fn set_expiry(
     State(service): Service,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     body: Bytes,
 ) -> Result<Response, AdminError> {
+    let id = segment(id)?;
     let Expiry { expires_at } = json(&body)?;
     Ok(Json(service.set_expiry(&id, expires_at).await?).into_response())
 }
 
-async fn revoke(State(service): Service, Path(id): Path<String>) -> Result<Response, AdminError> {
+async fn revoke(
+    State(service): Service,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Response, AdminError> {
+    let id = segment(id)?;
     Ok(Json(service.revoke(&id).await?).into_response())
 }
 
-async fn ban(State(service): Service, Path(account): Path<String>) -> Result<Response, AdminError> {
+async fn ban(
+    State(service): Service,
+    account: Result<Path<String>, PathRejection>,
+) -> Result<Response, AdminError> {
+    let account = segment(account)?;
     Ok(Json(service.set_banned(&account, true).await?).into_response())
 }
 
 async fn unban(
     State(service): Service,
-    Path(account): Path<String>,
+    account: Result<Path<String>, PathRejection>,
 ) -> Result<Response, AdminError> {
+    let account = segment(account)?;
     Ok(Json(service.set_banned(&account, false).await?).into_response())
 }
 

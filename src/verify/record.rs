@@ -32,6 +32,19 @@ pub struct TokenRecord {
     /// `[at, count, balance]` triples.
     #[serde(default)]
     pub usage: Vec<(i64, u64, u64)>,
+    /// The latest deduction made with an `Idempotency-Key`, written in the
+    /// same compare-and-swap as the deduction. Its answer is then copied to
+    /// the `idempotency` tree; if the process dies in between, this copy is
+    /// what the next call with that key (or any key) finds and rolls forward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_key: Option<PendingKey>,
+}
+
+/// See [`TokenRecord::pending_key`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingKey {
+    pub key: String,
+    pub first: IdempotencyRecord,
 }
 
 /// One deduction.

@@ -121,6 +121,7 @@ mod tests {
             created_at: 0,
             last_used_at: None,
             usage: vec![],
+            pending_key: None,
         }
     }
 

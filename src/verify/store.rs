@@ -7,24 +7,33 @@
 //! - `idempotency`: SHA-256 of the secret ++ key -> [`IdempotencyRecord`]
 //!   (scoped by token so one client cannot replay another's answer)
 //!
-//! A deduction is atomic: without an idempotency key it is a
-//! compare-and-swap loop on the token's record (re-read and re-checked when
-//! another call got there first); with one, a sled transaction over the
-//! record and the key's answer, so both are written or neither. Either way
-//! a balance never goes below zero and concurrent calls never spend the
-//! same units twice. Dry runs only read. Writes are durable only after
-//! [`TokenStore::flush`]; the caller batches those (see [`super::commit`]).
+//! Every change to a token is a compare-and-swap loop on its record: read,
+//! check, write only if the record is still what was read, else judge
+//! again. So a balance never goes below zero and concurrent calls never
+//! spend the same units twice. No sled transactions: sled runs them under a
+//! global lock that its own flush holds for the whole disk sync, so each
+//! one would wait for a sync and hold up every other call meanwhile.
+//!
+//! A deduction with an `Idempotency-Key` writes its answer twice: into the
+//! record (in the same compare-and-swap as the deduction, see
+//! [`TokenRecord::pending_key`]) and then into `idempotency`. Keyed calls on
+//! one token take turns (a striped lock), so a record's pending key is only
+//! replaced by the next keyed call, which first makes sure its answer
+//! reached `idempotency`. A crash between the two writes therefore loses no
+//! answer, and a key is never charged twice.
+//!
+//! Writes are durable only after [`TokenStore::flush`]; the caller batches
+//! those (see [`super::commit`]).
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use sled::transaction::{abort, ConflictableTransactionError, TransactionError, TransactionalTree};
-use sled::Transactional;
 
 use super::protocol::{Granted, Rejection};
-use super::record::{AccountRecord, IdempotencyRecord, TokenRecord};
+use super::record::{AccountRecord, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
 use super::secret::TokenHash;
 
@@ -96,6 +105,9 @@ pub trait TokenStore: Send + Sync + 'static {
     fn flush(&self) -> Result<(), StoreError>;
 }
 
+/// Stripes of the lock keyed calls take per token.
+const KEY_LOCKS: usize = 64;
+
 /// The sled store.
 pub struct SledStore {
     db: sled::Db,
@@ -103,14 +115,7 @@ pub struct SledStore {
     ids: sled::Tree,
     accounts: sled::Tree,
     idempotency: sled::Tree,
-}
-
-/// Why a transaction stopped on purpose.
-enum Stop {
-    Rejected(Rejection),
-    Corrupt(String),
-    NotFound,
-    Refused(String),
+    key_locks: [Mutex<()>; KEY_LOCKS],
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -118,8 +123,8 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 
-fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Stop> {
-    serde_json::from_slice(bytes).map_err(|e| Stop::Corrupt(e.to_string()))
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 fn idempotency_key(hash: &TokenHash, key: &str) -> Vec<u8> {
@@ -129,26 +134,23 @@ fn idempotency_key(hash: &TokenHash, key: &str) -> Vec<u8> {
     k
 }
 
-fn is_banned(
-    accounts: &TransactionalTree,
-    account: &str,
-) -> Result<bool, ConflictableTransactionError<Stop>> {
-    match accounts.get(account.as_bytes())? {
-        Some(v) => Ok(decode::<AccountRecord>(&v)
-            .map_err(ConflictableTransactionError::Abort)?
-            .banned),
-        None => Ok(false),
+fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
+    now - first.at < rules::IDEMPOTENCY_TTL_MS
+}
+
+/// The first answer again, if the count matches the first call's.
+fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
+    if first.count == count {
+        Outcome::Replayed(first.granted)
+    } else {
+        Outcome::Rejected(Rejection::BadRequest)
     }
 }
 
-fn tx_error(e: TransactionError<Stop>) -> UpdateError {
-    match e {
-        TransactionError::Abort(Stop::NotFound) => UpdateError::NotFound,
-        TransactionError::Abort(Stop::Refused(m)) => UpdateError::Refused(m),
-        TransactionError::Abort(Stop::Corrupt(m)) => UpdateError::Store(StoreError::Corrupt(m)),
-        TransactionError::Abort(Stop::Rejected(r)) => UpdateError::Refused(r.error().to_string()),
-        TransactionError::Storage(e) => UpdateError::Store(e.into()),
-    }
+struct Loaded {
+    bytes: Option<sled::IVec>,
+    record: Option<TokenRecord>,
+    banned: bool,
 }
 
 impl SledStore {
@@ -164,28 +166,22 @@ impl SledStore {
             ids: db.open_tree("token_ids")?,
             accounts: db.open_tree("accounts")?,
             idempotency: db.open_tree("idempotency")?,
+            key_locks: std::array::from_fn(|_| Mutex::new(())),
             db,
         })
     }
-}
 
-impl SledStore {
     /// The record's bytes (for compare-and-swap), the record, and whether
     /// its account is banned.
     fn load(&self, hash: &TokenHash) -> Result<Loaded, StoreError> {
-        let corrupt = |e: serde_json::Error| StoreError::Corrupt(e.to_string());
         let bytes = self.tokens.get(hash.0)?;
         let record: Option<TokenRecord> = match &bytes {
-            Some(v) => Some(serde_json::from_slice(v).map_err(corrupt)?),
+            Some(v) => Some(decode(v)?),
             None => None,
         };
         let banned = match &record {
             Some(r) => match self.accounts.get(r.account.as_bytes())? {
-                Some(v) => {
-                    serde_json::from_slice::<AccountRecord>(&v)
-                        .map_err(corrupt)?
-                        .banned
-                }
+                Some(v) => decode::<AccountRecord>(&v)?.banned,
                 None => false,
             },
             None => false,
@@ -211,11 +207,11 @@ impl SledStore {
         )
     }
 
-    /// The hot path: check and deduct with compare-and-swap on the record,
-    /// so calls do not queue on a lock and the log gets one small write.
-    /// The ban is read beside the record: a ban racing a call may land just
-    /// after it, as if it had come a moment later.
-    fn deduct(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+    /// Check and deduct with compare-and-swap on the record; `key` (a keyed
+    /// call) is remembered in the record with its answer. The ban is read
+    /// beside the record: a ban racing a call may land just after it, as if
+    /// it had come a moment later.
+    fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
             let mut record =
@@ -224,6 +220,17 @@ impl SledStore {
                     Err(rejection) => return Ok(Outcome::Rejected(rejection)),
                 };
             record.deduct(call.count, call.now);
+            let granted = rules::granted(&record, call.now);
+            if let Some(key) = key {
+                record.pending_key = Some(PendingKey {
+                    key: key.to_string(),
+                    first: IdempotencyRecord {
+                        at: call.now,
+                        count: call.count,
+                        granted: granted.clone(),
+                    },
+                });
+            }
             let swapped = self.tokens.compare_and_swap(
                 call.hash.0,
                 loaded.bytes.as_ref(),
@@ -231,7 +238,7 @@ impl SledStore {
             )?;
             if swapped.is_ok() {
                 return Ok(Outcome::Granted {
-                    granted: rules::granted(&record, call.now),
+                    granted,
                     wrote: true,
                 });
             }
@@ -239,64 +246,45 @@ impl SledStore {
         }
     }
 
-    /// A deduction with an idempotency key: the key's first answer and the
-    /// deduction are one transaction, written together or not at all.
-    fn deduct_once(&self, call: &Deduction<'_>, key: &[u8]) -> Result<Outcome, StoreError> {
-        let result = (&self.tokens, &self.accounts, &self.idempotency).transaction(
-            |(tokens, accounts, idempotency)| {
-                let abort_on = ConflictableTransactionError::Abort;
-                if let Some(v) = idempotency.get(key)? {
-                    let first: IdempotencyRecord = decode(&v).map_err(abort_on)?;
-                    if call.now - first.at < rules::IDEMPOTENCY_TTL_MS {
-                        if first.count != call.count {
-                            return abort(Stop::Rejected(Rejection::BadRequest));
-                        }
-                        return Ok(Outcome::Replayed(first.granted));
-                    }
-                }
-                let record: Option<TokenRecord> = match tokens.get(call.hash.0)? {
-                    Some(v) => Some(decode(&v).map_err(abort_on)?),
-                    None => None,
-                };
-                let banned = match &record {
-                    Some(r) => is_banned(accounts, &r.account)?,
-                    None => false,
-                };
-                let mut record = match rules::check(record.as_ref(), banned, call.count, call.now) {
-                    Ok(r) => r.clone(),
-                    Err(rejection) => return abort(Stop::Rejected(rejection)),
-                };
-                record.deduct(call.count, call.now);
-                let granted = rules::granted(&record, call.now);
-                tokens.insert(&call.hash.0, encode(&record))?;
-                let first = IdempotencyRecord {
-                    at: call.now,
-                    count: call.count,
-                    granted: granted.clone(),
-                };
-                idempotency.insert(key, encode(&first))?;
-                Ok(Outcome::Granted {
-                    granted,
-                    wrote: true,
-                })
-            },
-        );
-        match result {
-            Ok(outcome) => Ok(outcome),
-            Err(TransactionError::Abort(Stop::Rejected(r))) => Ok(Outcome::Rejected(r)),
-            Err(TransactionError::Abort(Stop::Corrupt(m))) => Err(StoreError::Corrupt(m)),
-            Err(TransactionError::Abort(Stop::NotFound | Stop::Refused(_))) => {
-                Err(StoreError::Corrupt("unexpected stop".into()))
+    /// A deduction with an idempotency key (see the module doc).
+    fn deduct_once(&self, call: &Deduction<'_>, key: &str) -> Result<Outcome, StoreError> {
+        let stripe = usize::from(call.hash.0[0]) % KEY_LOCKS;
+        let _turn = self.key_locks[stripe]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let idem_key = idempotency_key(call.hash, key);
+        if let Some(v) = self.idempotency.get(&idem_key)? {
+            let first: IdempotencyRecord = decode(&v)?;
+            if fresh(&first, call.now) {
+                return Ok(replay(first, call.count));
             }
-            Err(TransactionError::Storage(e)) => Err(e.into()),
         }
+        // The record's pending key: the last keyed call on this token. If its
+        // answer never reached `idempotency` (the process died in between),
+        // put it there now, before this call replaces it.
+        if let Some(record) = self.load(call.hash)?.record {
+            if let Some(pending) = record.pending_key.filter(|p| fresh(&p.first, call.now)) {
+                if pending.key == key {
+                    self.idempotency.insert(&idem_key, encode(&pending.first))?;
+                    return Ok(replay(pending.first, call.count));
+                }
+                let earlier = idempotency_key(call.hash, &pending.key);
+                if self.idempotency.get(&earlier)?.is_none() {
+                    self.idempotency.insert(earlier, encode(&pending.first))?;
+                }
+            }
+        }
+        let outcome = self.deduct(call, Some(key))?;
+        if let Outcome::Granted { granted, .. } = &outcome {
+            let first = IdempotencyRecord {
+                at: call.now,
+                count: call.count,
+                granted: granted.clone(),
+            };
+            self.idempotency.insert(idem_key, encode(&first))?;
+        }
+        Ok(outcome)
     }
-}
-
-struct Loaded {
-    bytes: Option<sled::IVec>,
-    record: Option<TokenRecord>,
-    banned: bool,
 }
 
 impl TokenStore for SledStore {
@@ -305,24 +293,30 @@ impl TokenStore for SledStore {
             return self.dry_run(call);
         }
         match call.idempotency_key {
-            Some(key) => self.deduct_once(call, &idempotency_key(call.hash, key)),
-            None => self.deduct(call),
+            Some(key) => self.deduct_once(call, key),
+            None => self.deduct(call, None),
         }
     }
 
     fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
-        let result = (&self.tokens, &self.ids).transaction(|(tokens, ids)| {
-            if tokens.get(hash.0)?.is_some() || ids.get(record.id.as_bytes())?.is_some() {
-                return Ok(false);
-            }
-            tokens.insert(&hash.0, encode(record))?;
-            ids.insert(record.id.as_bytes(), &hash.0)?;
-            Ok(true)
-        });
-        result.map_err(|e: TransactionError<Stop>| match tx_error(e) {
-            UpdateError::Store(e) => e,
-            other => StoreError::Corrupt(other.to_string()),
-        })
+        // The id first: if the process dies before the record is written, the
+        // id points at nothing, which reads as an unknown token.
+        if self
+            .ids
+            .compare_and_swap(record.id.as_bytes(), None::<&[u8]>, Some(&hash.0[..]))?
+            .is_err()
+        {
+            return Ok(false);
+        }
+        if self
+            .tokens
+            .compare_and_swap(hash.0, None::<&[u8]>, Some(encode(record)))?
+            .is_err()
+        {
+            self.ids.remove(record.id.as_bytes())?;
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
@@ -330,9 +324,7 @@ impl TokenStore for SledStore {
             return Ok(None);
         };
         match self.tokens.get(hash)? {
-            Some(v) => serde_json::from_slice(&v)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt(e.to_string())),
+            Some(v) => decode(&v).map(Some),
             None => Ok(None),
         }
     }
@@ -342,22 +334,21 @@ impl TokenStore for SledStore {
         id: &str,
         change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
     ) -> Result<TokenRecord, UpdateError> {
-        let result = (&self.tokens, &self.ids).transaction(|(tokens, ids)| {
-            let Some(hash) = ids.get(id.as_bytes())? else {
-                return abort(Stop::NotFound);
-            };
-            let Some(v) = tokens.get(&hash)? else {
-                return abort(Stop::NotFound);
-            };
-            let mut record: TokenRecord =
-                decode(&v).map_err(ConflictableTransactionError::Abort)?;
-            if let Err(m) = change(&mut record) {
-                return abort(Stop::Refused(m));
+        let hash = self.ids.get(id.as_bytes()).map_err(StoreError::from)?;
+        let hash = hash.ok_or(UpdateError::NotFound)?;
+        loop {
+            let bytes = self.tokens.get(&hash).map_err(StoreError::from)?;
+            let bytes = bytes.ok_or(UpdateError::NotFound)?;
+            let mut record: TokenRecord = decode(&bytes)?;
+            change(&mut record).map_err(UpdateError::Refused)?;
+            let swapped = self
+                .tokens
+                .compare_and_swap(&hash, Some(&bytes), Some(encode(&record)))
+                .map_err(StoreError::from)?;
+            if swapped.is_ok() {
+                return Ok(record);
             }
-            tokens.insert(&hash, encode(&record))?;
-            Ok(record)
-        });
-        result.map_err(tx_error)
+        }
     }
 
     fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
@@ -365,10 +356,7 @@ impl TokenStore for SledStore {
             .tokens
             .iter()
             .values()
-            .map(|v| {
-                serde_json::from_slice::<TokenRecord>(&v?)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))
-            })
+            .map(|v| decode::<TokenRecord>(&v?))
             .collect::<Result<Vec<_>, _>>()?;
         all.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(all)
@@ -378,9 +366,7 @@ impl TokenStore for SledStore {
         let mut banned = HashSet::new();
         for item in self.accounts.iter() {
             let (k, v) = item?;
-            let record: AccountRecord =
-                serde_json::from_slice(&v).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if record.banned {
+            if decode::<AccountRecord>(&v)?.banned {
                 banned.insert(String::from_utf8_lossy(&k).into_owned());
             }
         }
@@ -435,10 +421,11 @@ mod tests {
             created_at: 0,
             last_used_at: None,
             usage: vec![],
+            pending_key: None,
         }
     }
 
-    /// Compare-and-swap and transactions on one record, from many threads:
+    /// Plain and keyed deductions on one record, from many threads:
     /// exactly the balance is granted, whatever the interleaving.
     #[test]
     fn racing_deductions_grant_exactly_the_balance() {
@@ -458,7 +445,7 @@ mod tests {
                                     hash,
                                     count: 1,
                                     dry_run: false,
-                                    // Half the threads take the transaction path.
+                                    // Half the threads send keys.
                                     idempotency_key: (t % 2 == 0).then_some(key.as_str()),
                                     now: 1,
                                 };
@@ -474,5 +461,72 @@ mod tests {
         let left = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
         assert_eq!(left.balance, 0);
         assert_eq!(left.usage.len(), crate::verify::record::RECENT_USAGE);
+    }
+}
+
+#[cfg(test)]
+mod crash_tests {
+    use super::*;
+
+    /// The process died after a keyed deduction was written into the record
+    /// but before its answer reached `idempotency`: the same key replays,
+    /// another key first rolls the lost answer forward.
+    #[test]
+    fn a_pending_key_survives_a_crash_between_its_two_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let mut record = tests_record(10);
+        assert!(store.insert(&hash, &record).unwrap());
+        let call = |key, count| Deduction {
+            hash: &hash,
+            count,
+            dry_run: false,
+            idempotency_key: Some(key),
+            now: 5,
+        };
+        // What the first write of a keyed call leaves behind, alone.
+        let Outcome::Granted { granted, .. } = store.deduct(&call("a", 3), Some("a")).unwrap()
+        else {
+            panic!("not granted")
+        };
+        assert_eq!(granted.balance, 7);
+        assert!(store.idempotency.is_empty());
+        // The retry replays and deducts nothing.
+        assert_eq!(
+            store.verify(&call("a", 3)).unwrap(),
+            Outcome::Replayed(granted.clone())
+        );
+        assert_eq!(store.get(&record.id).unwrap().unwrap().balance, 7);
+        // Again the lost second write, then another key arrives first.
+        store.idempotency.clear().unwrap();
+        let Outcome::Granted { granted: b, .. } = store.verify(&call("b", 2)).unwrap() else {
+            panic!("not granted")
+        };
+        assert_eq!(b.balance, 5);
+        // "a" was rolled forward before "b" replaced it in the record.
+        assert_eq!(
+            store.verify(&call("a", 3)).unwrap(),
+            Outcome::Replayed(granted)
+        );
+        assert_eq!(store.verify(&call("b", 2)).unwrap(), Outcome::Replayed(b));
+        record = store.get(&record.id).unwrap().unwrap();
+        assert_eq!(record.balance, 5);
+    }
+
+    fn tests_record(balance: u64) -> TokenRecord {
+        TokenRecord {
+            id: "tok_BBBBBBBBBBBB".into(),
+            hint: "lp_01234".into(),
+            account: "acme".into(),
+            balance,
+            expires_at: None,
+            rate_limit: None,
+            revoked: false,
+            created_at: 0,
+            last_used_at: None,
+            usage: vec![],
+            pending_key: None,
+        }
     }
 }
