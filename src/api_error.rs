@@ -162,3 +162,67 @@ impl From<RenderError> for ApiError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_the_status_and_headers_of_decisions_section_2() {
+        let cases = [
+            (ApiError::InvalidJson("x".into()), "API-001", 400),
+            (ApiError::Validation(vec![]), "API-002", 422),
+            (ApiError::PayloadTooLarge { limit: 1 }, "API-003", 413),
+            (
+                ApiError::UnsupportedMediaType("text/plain".into()),
+                "API-004",
+                415,
+            ),
+            (ApiError::NotFound, "API-005", 404),
+            (ApiError::MethodNotAllowed, "API-005", 405),
+            (ApiError::Unauthorized("x".into()), "API-101", 401),
+            (ApiError::Forbidden("x".into()), "API-102", 403),
+            (ApiError::RateLimited { retry_after_s: 2 }, "API-103", 429),
+            (ApiError::Internal("x".into()), "API-500", 500),
+            (ApiError::Render("x".into()), "API-501", 500),
+            (
+                ApiError::VerifierUnavailable { retry_after_s: 5 },
+                "API-502",
+                503,
+            ),
+            (
+                ApiError::Overloaded {
+                    message: "full".into(),
+                    retry_after_s: 0,
+                },
+                "API-503",
+                503,
+            ),
+        ];
+        for (error, code, status) in cases {
+            assert_eq!((error.code(), error.status()), (code, status));
+            let retry = error.retry_after();
+            let response = error.into_response();
+            assert_eq!(response.status().as_u16(), status);
+            let header = |name| {
+                response
+                    .headers()
+                    .get(name)
+                    .map(|v: &HeaderValue| v.to_str().unwrap().to_string())
+            };
+            assert_eq!(
+                header(header::WWW_AUTHENTICATE).as_deref(),
+                (status == 401).then_some("Bearer"),
+                "{code}"
+            );
+            let expected_retry = matches!(code, "API-103" | "API-502" | "API-503");
+            assert_eq!(
+                header(header::RETRY_AFTER).is_some(),
+                expected_retry,
+                "{code}"
+            );
+            // Whole seconds, never 0.
+            assert!(retry.is_none_or(|s| s >= 1));
+        }
+    }
+}
