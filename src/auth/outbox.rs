@@ -10,7 +10,7 @@
 //!
 //! The reporter needs the token itself to call `/v1/verify`, so both trees
 //! keep it next to the count. They live in `<data-dir>/render/`, which is
-//! created with mode 0700: the same protection the verifier's own store has.
+//! kept at mode 0700 (owner only).
 //! The token never appears in logs or metrics.
 
 use serde::{Deserialize, Serialize};

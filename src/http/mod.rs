@@ -87,6 +87,16 @@ pub fn create_private_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The data dir: created owner-only when new; an existing one (perhaps a
+/// shared parent the operator chose) keeps its mode, since what holds
+/// secrets below it is owner-only itself.
+fn open_data_dir(dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        return Ok(());
+    }
+    create_private_dir(dir)
+}
+
 /// First 16 hex digits of the SHA-256 of `bytes`.
 pub fn short_hash(bytes: &[u8]) -> String {
     use sha2::Digest;
@@ -109,7 +119,7 @@ impl Node {
             admin_token,
             verifier,
         } = options;
-        create_private_dir(&data_dir)?;
+        open_data_dir(&data_dir)?;
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
             Some(InProcessVerify::open(&data_dir, admin_token)?)

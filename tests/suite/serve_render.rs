@@ -264,9 +264,16 @@ async fn routes_methods_and_every_response_carry_a_request_id() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_renders_readable_pdfs_and_is_charged_once_per_render() {
-    let (_dir, s) = all_services();
+    let (dir, s) = all_services();
     let b = &s.base;
     let (id, token) = server::new_token(b, 10, None).await;
+    // The outbox keeps tokens: owner-only.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("render"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700);
 
     let r = render(b, &token, &label("Hello serve")).await;
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
