@@ -51,20 +51,55 @@ pub enum Command {
         #[arg(long = "opt")]
         opts: Vec<String>,
     },
-    /// Run the HTTP server (for now: the barcode service, runtime-config, /healthz).
-    Serve {
-        /// Address to listen on.
-        #[arg(long, env = "LABELPRESS_LISTEN", default_value = "127.0.0.1:8080")]
-        listen: std::net::SocketAddr,
-        /// TOML file overriding runtime-config defaults and limits.
-        #[arg(long, env = "LABELPRESS_CONFIG")]
-        config: Option<PathBuf>,
-    },
+    /// Run the HTTP server: render, barcode and verification services.
+    Serve(ServeArgs),
+    /// Administer verification tokens through a running server's admin API.
+    Token(crate::verify::cli::TokenArgs),
     /// Print the runtime configuration (defaults and limits) as JSON.
     Config {
         #[command(flatten)]
         engine: EngineArgs,
     },
+}
+
+/// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "LABELPRESS_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// Services this node runs, comma-separated.
+    #[arg(
+        long,
+        env = "LABELPRESS_SERVICES",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "render,barcode,verify"
+    )]
+    pub services: Vec<Service>,
+    /// Base URL of a remote verification service (`http://host:port`). Without
+    /// it the render service calls the in-process one.
+    #[arg(long, env = "LABELPRESS_VERIFY_URL")]
+    pub verify_url: Option<String>,
+    /// State: the verifier's store, the render token cache and usage outbox.
+    #[arg(long, env = "LABELPRESS_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Token for trusted internal calls: renders without verification or charge.
+    #[arg(long, env = "LABELPRESS_SYSTEM_TOKEN", hide_env_values = true)]
+    pub system_token: Option<String>,
+    /// Admin token of the verification service (generated into
+    /// `<data-dir>/admin-token` when unset).
+    #[arg(long, env = "LABELPRESS_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Service {
+    Render,
+    Barcode,
+    Verify,
 }
 
 /// Options that shape the engine, shared by the subcommands that render.
@@ -203,17 +238,39 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             print!("{svg}");
             Ok(ExitCode::SUCCESS)
         }
-        Command::Serve { listen, config } => {
-            let config = load_config(config.as_ref())?;
+        Command::Serve(args) => {
             tracing_subscriber::fmt()
-                .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                )
                 .init();
+            let services = crate::http::Services {
+                render: args.services.contains(&Service::Render),
+                barcode: args.services.contains(&Service::Barcode),
+                verify: args.services.contains(&Service::Verify),
+            };
+            let config = load_config(args.engine.config.as_ref())?;
+            let engine = if services.render {
+                Some(args.engine.engine()?)
+            } else {
+                None
+            };
+            let options = crate::http::NodeOptions {
+                services,
+                config,
+                engine,
+                data_dir: args.data_dir,
+                verify_url: args.verify_url,
+                system_token: args.system_token,
+                admin_token: args.admin_token,
+                verifier: None,
+            };
             let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-            runtime
-                .block_on(crate::http::serve(listen, config))
-                .map_err(|e| format!("{listen}: {e}"))?;
+            runtime.block_on(crate::http::serve(args.listen, options))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Token(args) => crate::verify::cli::run(args),
         Command::Config { engine } => {
             let engine = engine.engine()?;
             println!(

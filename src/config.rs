@@ -91,6 +91,20 @@ pub struct Limits {
     pub render_concurrency: usize,
     /// Renders allowed to wait for a slot before API-503 answers.
     pub render_queue: usize,
+    /// How long a verified token stays in the render route's cache, and how
+    /// long a rejected one stays blacklisted (seconds).
+    pub auth_cache_ttl_s: u64,
+    /// Per-token rate limit when the verifier's answer carries none.
+    pub rate_limit_per_second: u32,
+    pub rate_limit_burst: u32,
+    /// Failed authentications allowed per client address (per second, burst)
+    /// before API-103 answers instead of API-101/102.
+    pub failed_auth_per_second: u32,
+    pub failed_auth_burst: u32,
+    /// Timeout of one call to a remote verifier (`--verify-url`), milliseconds.
+    pub verify_timeout_ms: u64,
+    /// `Retry-After` (seconds) of API-502 (verifier unreachable) and API-503.
+    pub retry_after_s: u64,
 }
 
 impl Default for Limits {
@@ -108,6 +122,13 @@ impl Default for Limits {
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,
+            auth_cache_ttl_s: 300,
+            rate_limit_per_second: 50,
+            rate_limit_burst: 100,
+            failed_auth_per_second: 2,
+            failed_auth_burst: 30,
+            verify_timeout_ms: 5_000,
+            retry_after_s: 5,
         }
     }
 }
@@ -117,6 +138,16 @@ impl Default for RuntimeConfig {
         Self {
             defaults: StyleDefaults::default(),
             limits: Limits::default(),
+        }
+    }
+}
+
+impl Limits {
+    /// Render slots: `render_concurrency`, or one per CPU core when 0.
+    pub fn render_slots(&self) -> usize {
+        match self.render_concurrency {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! [`validate`] (rules, paths) -> [`lower`] (Typst source) -> [`engine`]
 //! (Typst World, compile, PDF export) -> [`cli`].
 pub mod api_error;
+pub mod auth;
 pub mod barcode;
 pub mod cli;
 pub mod config;

@@ -1,5 +1,34 @@
 //! The token verification service (part B of
 //! `barcode-and-verification-services.md`, DECISIONS section 5).
+//!
+//! What the server mounts and the render side calls (kept stable):
+//! - [`VerifyService::open`]`(data_dir: &Path, admin_token: Option<String>)
+//!   -> Result<Arc<VerifyService>, VerifyError>`: opens the sled store in
+//!   `<data_dir>/verifier/`; without an admin token, reads or generates
+//!   `<data_dir>/admin-token` (mode 0600). [`VerifyService::admin_token`]
+//!   returns the one in force.
+//! - `impl `[`Verifier`]` for VerifyService`: the in-process verifier, the
+//!   same code path as the HTTP handler ([`VerifyService::check`]).
+//! - [`router`]`(Arc<VerifyService>) -> axum::Router`: `POST /v1/verify`,
+//!   `GET /admin` (dashboard) and `/admin/api/...` (JSON API).
+//! - [`VerifyService::flush`]`(&self)` (async): every write so far on disk;
+//!   call it on graceful shutdown.
+//!
+//! Modules, one job each: [`secret`] (token shapes, hashing), [`record`]
+//! (what is stored), [`rules`] (check order, status, `remaining`), [`store`]
+//! (sled, atomic deduction), [`commit`] (group commit), [`service`], [`admin`]
+//! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`).
+pub mod admin;
+pub mod cli;
+pub mod commit;
+pub mod http;
 pub mod protocol;
+pub mod record;
+pub mod rules;
+pub mod secret;
+pub mod service;
+pub mod store;
 
+pub use http::router;
 pub use protocol::{Granted, RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
+pub use service::{VerifyError, VerifyOptions, VerifyService};

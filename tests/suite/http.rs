@@ -24,8 +24,15 @@ fn start() -> Server {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let child = Command::new(env!("CARGO_BIN_EXE_labelpress"))
-        .args(["serve", "--listen", &addr])
+    let child = Command::new(crate::server::binary())
+        .args([
+            "serve",
+            "--listen",
+            &addr,
+            "--no-system-fonts",
+            "--data-dir",
+        ])
+        .arg(std::env::temp_dir().join(format!("labelpress-http-{}", uuid::Uuid::new_v4())))
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -8,5 +8,8 @@ mod document;
 mod geometry;
 mod http;
 mod literal_text;
+mod serve_durability;
+mod serve_render;
+mod server;
 mod tables;
 mod validation;

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use labelpress::engine::fonts::FontOptions;
 use labelpress::validate::{RequestError, ResourceDir, Violation};
-use labelpress::{Engine, RenderError};
+use labelpress::Engine;
 use serde_json::Value;
 
 pub fn manifest_dir() -> PathBuf {
@@ -92,14 +92,6 @@ pub fn assert_violation(request: Value, path: &str, text: &str) {
             .any(|v| v.path == path && v.message.contains(text)),
         "no violation at `{path}` containing `{text}`; got {found:#?}"
     );
-}
-
-pub fn render_error(request: Value) -> RenderError {
-    let body = serde_json::to_vec(&request).unwrap();
-    match ENGINE.render_bytes(&body) {
-        Ok(_) => panic!("expected the render to fail"),
-        Err(e) => e,
-    }
 }
 
 #[track_caller]

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Load benchmark of `labelpress serve`: the LABEL document (benches/data/label.json)
+# rendered over HTTP at concurrency 8 for 30 s with a real token (in-process
+# verifier, cache, outbox, reporter all active), compared with the
+# single-thread in-process render rate of the same document measured in the
+# same run; then /v1/verify throughput.
+#
+# Usage: benches/load.sh            (LOAD_SECONDS, LOAD_CONCURRENCY override)
+# Binaries come from the dev profile (dependencies at opt-level 2, the crate at
+# 1): a release build of typst takes 20 minutes. Figures are for that profile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_RUN=${LOAD_SECONDS:-30}
+CONCURRENCY=${LOAD_CONCURRENCY:-8}
+BODY=benches/data/label.json
+TARGET=${CARGO_TARGET_DIR:-target}
+
+cargo build --profile dev --bin labelpress --example loadgen --example render_rate 2>&1 | tail -1
+BIN=$TARGET/debug
+LABELPRESS=$BIN/labelpress
+# A target dir shared with other checkouts may hold another checkout's binary
+# under the plain name; this checkout's build is then among deps/.
+if ! "$LABELPRESS" serve --help | grep -q -- --services; then
+    LABELPRESS=$(ls -t "$BIN"/deps/labelpress-* | grep -v '\.d$' | while read -r f; do
+        [ -x "$f" ] && "$f" serve --help 2>/dev/null | grep -q -- --services && echo "$f" && break
+    done)
+fi
+
+DATA=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE=http://127.0.0.1:$PORT
+PID=
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf "$DATA"
+}
+trap cleanup EXIT
+
+echo "profile: dev (cargo build --profile dev); cores: $(nproc); concurrency: $CONCURRENCY; duration: ${SECONDS_RUN}s"
+
+# 1. Baseline: one thread rendering the same document in-process, no HTTP.
+SINGLE=$("$BIN/examples/render_rate" "$BODY" 10)
+echo "single-thread in-process render: $SINGLE"
+
+# 2. The server, all services in one process, on a fresh data dir.
+RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts &
+PID=$!
+python3 - "$BASE" <<'PY'
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=1); sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit("server did not start")
+PY
+
+# 3. A token through the admin API (admin token generated into the data dir).
+TOKEN=$(python3 - "$BASE" "$DATA/admin-token" <<'PY'
+import json, sys, urllib.request
+base, admin = sys.argv[1], open(sys.argv[2]).read().strip()
+body = json.dumps({"account": "bench", "balance": 10**12, "expires_at": None,
+                   "rate_limit": {"per_second": 1000000, "burst": 1000000}}).encode()
+req = urllib.request.Request(base + "/admin/api/tokens", data=body, method="POST",
+    headers={"Authorization": "Bearer " + admin, "Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(req))["token"])
+PY
+)
+
+# 4. Renders over HTTP, sampling the server's RSS meanwhile.
+( peak=0; while kill -0 "$PID" 2>/dev/null; do
+    rss=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status 2>/dev/null || echo 0)
+    [ "${rss:-0}" -gt "$peak" ] && peak=$rss && echo "$peak" > "$DATA/rss-peak"
+    sleep 0.5
+  done ) &
+SAMPLER=$!
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/"$PID"/stat; }
+CPU_BEFORE=$(cpu_ticks)
+RENDER=$("$BIN/examples/loadgen" "$BASE/api/v1/label" "$TOKEN" "$BODY" "$CONCURRENCY" "$SECONDS_RUN")
+CPU_AFTER=$(cpu_ticks)
+echo "render over HTTP: $RENDER"
+RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
+RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
+
+# 5. Verifications (real deductions, durable before each 200).
+echo '{"count": 1}' > "$DATA/verify.json"
+VERIFY=$("$BIN/examples/loadgen" "$BASE/v1/verify" "$TOKEN" "$DATA/verify.json" "$CONCURRENCY" 10)
+echo "verify over HTTP: $VERIFY"
+kill "$SAMPLER" 2>/dev/null || true
+
+python3 - "$SINGLE" "$RENDER" "$VERIFY" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+single, render, verify = (json.loads(a) for a in sys.argv[1:4])
+cores, rss_end, rss_hwm = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+server_cpu_ms = int(sys.argv[7]) * 1000 / int(sys.argv[8]) / max(render["requests"], 1)
+ideal = cores * single["rps"]
+print()
+print("| figure | value |")
+print("|---|---|")
+print(f"| single-thread render rate (in-process) | {single['rps']:.1f}/s |")
+print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
+print(f"| p50 / p99 latency | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
+print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s) | {render['rps'] / ideal:.2f} |")
+print(f"| CPU per render: in-process / server (HTTP, auth, outbox, reporter, verifier) | {single['cpu_ms_per_render']:.2f} ms / {server_cpu_ms:.2f} ms (ratio {single['cpu_ms_per_render'] / server_cpu_ms:.2f}) |")
+print(f"| non-200 answers | {render['errors']} {render['statuses']} |")
+print(f"| server RSS after load / peak (VmHWM) | {rss_end / 1024:.0f} MiB / {rss_hwm / 1024:.0f} MiB |")
+print(f"| verifies/s (count=1, durable) | {verify['rps']:.1f}/s (p50 {verify['p50_ms']:.2f} ms, p99 {verify['p99_ms']:.2f} ms) |")
+PY

@@ -1,0 +1,58 @@
+//! Single-thread render rate of one document, in-process (no HTTP, no auth),
+//! the baseline `benches/load.sh` compares the server against.
+//!
+//! `cargo run --example render_rate -- BODY_FILE SECONDS` prints one JSON line.
+
+use std::time::{Duration, Instant};
+
+use labelpress::engine::fonts::FontOptions;
+use labelpress::Engine;
+
+/// CPU seconds (user + system) this process has used so far.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = stat.rsplit(')').next().unwrap_or_default();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [body, seconds] = &args[..] else {
+        eprintln!("usage: render_rate BODY_FILE SECONDS");
+        std::process::exit(2);
+    };
+    let body = std::fs::read(body).expect("body file");
+    let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
+    let engine = Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: false,
+            dir: None,
+        },
+        None,
+    );
+    // Warm-up: fonts and caches as a running server has them.
+    engine.render_bytes(&body).expect("the document renders");
+    let started = Instant::now();
+    let cpu_started = cpu_seconds();
+    let mut n = 0u64;
+    while started.elapsed() < duration {
+        engine.render_bytes(&body).expect("the document renders");
+        n += 1;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_started;
+    println!(
+        "{}",
+        serde_json::json!({"renders": n, "seconds": elapsed, "rps": n as f64 / elapsed,
+            "cpu_ms_per_render": cpu * 1e3 / n.max(1) as f64})
+    );
+}

@@ -1,0 +1,143 @@
+//! Prometheus text exposition, hand-written: a few counters and two
+//! histograms do not justify a metrics framework.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Upper bounds (seconds) shared by both histograms: renders and verifier
+/// calls both live between a millisecond and the 30 s deadline.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 30.0,
+];
+
+#[derive(Default)]
+pub struct Histogram {
+    counts: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    /// Sum in microseconds (integer so it can be atomic).
+    sum_us: AtomicU64,
+}
+
+impl Histogram {
+    pub fn observe(&self, d: Duration) {
+        let s = d.as_secs_f64();
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            if s <= *bound {
+                count.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_us
+            .fetch_add(d.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    fn write(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{le=\"{bound}\"}} {}",
+                count.load(Ordering::Relaxed)
+            );
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let sum = self.sum_us.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum {sum}\n{name}_count {count}");
+    }
+}
+
+/// Every metric the server exports.
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, u16), u64>>,
+    pub render_seconds: Histogram,
+    pub verifier_seconds: Histogram,
+    pub sheets: AtomicU64,
+    pub cache_hits: AtomicU64,
+    pub cache_misses: AtomicU64,
+    pub renders_abandoned: AtomicU64,
+}
+
+/// Values read at scrape time from their owners.
+pub struct Gauges {
+    /// Renders recorded in the outbox, not yet confirmed by the verifier.
+    pub outbox_depth: u64,
+    pub renders_running: u64,
+    pub renders_waiting: u64,
+}
+
+impl Metrics {
+    pub fn request(&self, route: &str, status: u16) {
+        if let Ok(mut map) = self.requests.lock() {
+            *map.entry((route.to_string(), status)).or_default() += 1;
+        }
+    }
+
+    pub fn render(&self, gauges: &Gauges) -> String {
+        let mut out = String::new();
+        out.push_str(
+            "# HELP labelpress_requests_total Requests answered, by route pattern and status.\n\
+             # TYPE labelpress_requests_total counter\n",
+        );
+        if let Ok(map) = self.requests.lock() {
+            for ((route, status), n) in map.iter() {
+                let route = route.replace('\\', "\\\\").replace('"', "\\\"");
+                let _ = writeln!(
+                    out,
+                    "labelpress_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
+                );
+            }
+        }
+        self.render_seconds.write(
+            &mut out,
+            "labelpress_render_duration_seconds",
+            "Validated request to finished PDF (queue wait excluded).",
+        );
+        self.verifier_seconds.write(
+            &mut out,
+            "labelpress_verifier_duration_seconds",
+            "Calls to the token verifier (in-process or remote).",
+        );
+        let counters = [
+            ("labelpress_sheets_rendered_total", "Sheets in successfully rendered PDFs.", &self.sheets),
+            ("labelpress_auth_cache_hits_total", "Render requests admitted from the token cache.", &self.cache_hits),
+            ("labelpress_auth_cache_misses_total", "Render requests that needed a synchronous verification.", &self.cache_misses),
+            ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline and left to finish in the background.", &self.renders_abandoned),
+        ];
+        for (name, help, value) in counters {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                value.load(Ordering::Relaxed)
+            );
+        }
+        let gauges = [
+            (
+                "labelpress_outbox_depth",
+                "Charged renders not yet confirmed by the verifier.",
+                gauges.outbox_depth,
+            ),
+            (
+                "labelpress_renders_running",
+                "Renders holding a slot.",
+                gauges.renders_running,
+            ),
+            (
+                "labelpress_renders_waiting",
+                "Renders waiting for a slot.",
+                gauges.renders_waiting,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,81 @@
+//! Public routes beside the render route: liveness, readiness, metrics,
+//! runtime-config, and the API-005 fallbacks.
+
+use std::sync::atomic::Ordering;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::metrics::Gauges;
+use super::state::{AppState, VerifierMode};
+use crate::api_error::ApiError;
+
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// Ready while the stores are open and shutdown has not begun. A remote
+/// verifier being down does not make the node unready: cached tokens keep
+/// rendering (DECISIONS section 4); its last known state is reported.
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    let ready = state.ready.load(Ordering::Relaxed);
+    let verifier = match state.verifier {
+        VerifierMode::None => "none",
+        VerifierMode::InProcess => "in-process",
+        VerifierMode::Remote => "remote",
+    };
+    let reachable = state.auth.as_ref().map(|a| a.verifier_reachable());
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body = serde_json::json!({
+        "ready": ready,
+        "verifier": verifier,
+        "verifier_reachable": reachable,
+    });
+    (status, Json(body)).into_response()
+}
+
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let gauges = Gauges {
+        outbox_depth: state.auth.as_ref().map_or(0, |a| a.outbox_depth()),
+        renders_running: state.pool.running() as u64,
+        renders_waiting: state.pool.waiting() as u64,
+    };
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(&gauges),
+    )
+        .into_response()
+}
+
+/// `GET /v1/doc/runtime-config`: the serialised [`RuntimeConfig`](crate::config::RuntimeConfig), with an ETag.
+pub fn runtime_config(headers: &HeaderMap, body: &str, etag: &str) -> Response {
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    if matches {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag.to_string())]).into_response();
+    }
+    (
+        [
+            (header::CONTENT_TYPE, "application/json".to_string()),
+            (header::ETAG, etag.to_string()),
+        ],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+pub async fn not_found() -> ApiError {
+    ApiError::NotFound
+}
+
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}

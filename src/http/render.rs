@@ -1,0 +1,179 @@
+//! `POST /api/v1/label`. Checks run in the order of DECISIONS section 2:
+//! auth (401/403/429/502), then the body (413, 415, 400, 422), then the
+//! render (503 when the pool is full or the deadline passes, 500 when no PDF
+//! comes out). Only a 200 is charged; everything else gives the reserved
+//! unit back.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::Ordering;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use tokio::time::Instant;
+
+use super::pool::PoolError;
+use super::request_id::LogInfo;
+use super::state::AppState;
+use crate::api_error::ApiError;
+use crate::auth::Grant;
+use crate::engine::Engine;
+
+pub async fn label(State(state): State<AppState>, request: Request) -> Response {
+    let started = Instant::now();
+    let (Some(engine), Some(auth)) = (state.engine.clone(), state.auth.clone()) else {
+        return ApiError::NotFound.into_response();
+    };
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    let grant = match auth.authenticate(request.headers(), client).await {
+        Ok(grant) => grant,
+        Err(e) => return e.into_response(),
+    };
+    let mut info = LogInfo {
+        token: Some(grant.log_tag()),
+        ..LogInfo::default()
+    };
+    let mut response = match produce(&state, engine, &grant, started, request).await {
+        Ok(pdf) => {
+            info.sheets = Some(pdf.sheets);
+            info.bytes = Some(pdf.bytes.len());
+            pdf.into_response()
+        }
+        Err(e) => {
+            auth.refund(&grant);
+            e.into_response()
+        }
+    };
+    response.extensions_mut().insert(info);
+    response
+}
+
+struct Pdf {
+    bytes: Vec<u8>,
+    sheets: usize,
+    file_name: Option<String>,
+}
+
+impl IntoResponse for Pdf {
+    fn into_response(self) -> Response {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/pdf"),
+        );
+        if let Some(name) = &self.file_name {
+            let disposition = crate::pdf::output::content_disposition(name);
+            if let Ok(value) = HeaderValue::from_str(&disposition) {
+                headers.insert(header::CONTENT_DISPOSITION, value);
+            }
+        }
+        (StatusCode::OK, headers, self.bytes).into_response()
+    }
+}
+
+/// `application/json`, with at most a UTF-8 charset parameter.
+fn is_json(content_type: &str) -> bool {
+    let mut parts = content_type.split(';').map(str::trim);
+    let essence = parts.next().unwrap_or_default();
+    essence.eq_ignore_ascii_case("application/json")
+        && parts.all(|p| match p.split_once('=') {
+            Some((k, v)) if k.trim().eq_ignore_ascii_case("charset") => {
+                let v = v.trim().trim_matches('"');
+                v.eq_ignore_ascii_case("utf-8") || v.eq_ignore_ascii_case("utf8")
+            }
+            _ => p.is_empty(),
+        })
+}
+
+async fn produce(
+    state: &AppState,
+    engine: std::sync::Arc<Engine>,
+    grant: &Grant,
+    started: Instant,
+    request: Request,
+) -> Result<Pdf, ApiError> {
+    let limit = state.config.limits.body_bytes;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    // The route's DefaultBodyLimit layer bounds this read to `limit`.
+    let body = Bytes::from_request(request, &())
+        .await
+        .map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge { limit }
+            } else {
+                ApiError::InvalidJson(format!("the request body could not be read: {rejection}"))
+            }
+        })?;
+    match content_type.as_deref() {
+        Some(ct) if is_json(ct) => {}
+        Some(ct) => return Err(ApiError::UnsupportedMediaType(ct.to_string())),
+        None => return Err(ApiError::UnsupportedMediaType("none".into())),
+    }
+    // Validation is CPU work proportional to the body: off the async threads,
+    // but outside the render slots so that 400/422 answer before 503.
+    let validator = engine.clone();
+    let doc = tokio::task::spawn_blocking(move || validator.validate(&body))
+        .await
+        .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
+    let pool = &state.pool;
+    let job = move || {
+        let render_started = std::time::Instant::now();
+        let result = engine.render(&doc);
+        (result, render_started.elapsed())
+    };
+    let (result, took) = match pool.run(started, job).await {
+        Ok(out) => out,
+        Err(e) => {
+            if let PoolError::Deadline = e {
+                state
+                    .metrics
+                    .renders_abandoned
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            return Err(e.into_api(pool.retry_after_s()));
+        }
+    };
+    let rendered = result?;
+    state.metrics.render_seconds.observe(took);
+    if let Some(auth) = &state.auth {
+        auth.charge(grant).await?;
+    }
+    state
+        .metrics
+        .sheets
+        .fetch_add(rendered.sheets as u64, Ordering::Relaxed);
+    Ok(Pdf {
+        bytes: rendered.pdf,
+        sheets: rendered.sheets,
+        file_name: rendered.file_name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json;
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json("application/json"));
+        assert!(is_json("Application/JSON; charset=utf-8"));
+        assert!(is_json("application/json;charset=\"UTF-8\""));
+        assert!(!is_json("application/json; charset=latin1"));
+        assert!(!is_json("text/plain"));
+        assert!(!is_json("application/jsonx"));
+    }
+}

@@ -1,0 +1,31 @@
+//! The one state every handler shares.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::metrics::Metrics;
+use super::pool::RenderPool;
+use crate::auth::Auth;
+use crate::config::RuntimeConfig;
+use crate::engine::Engine;
+
+/// Where the render route's verifier lives (shown by `/readyz`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifierMode {
+    None,
+    InProcess,
+    Remote,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<RuntimeConfig>,
+    /// `None` when the render service is not served.
+    pub engine: Option<Arc<Engine>>,
+    pub auth: Option<Arc<Auth>>,
+    pub pool: Arc<RenderPool>,
+    pub metrics: Arc<Metrics>,
+    /// True from the moment the stores are open until shutdown begins.
+    pub ready: Arc<AtomicBool>,
+    pub verifier: VerifierMode,
+}

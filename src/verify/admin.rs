@@ -1,0 +1,314 @@
+//! Token administration (DECISIONS section 5): the operations behind
+//! `/admin/api`, their request and answer bodies and their errors.
+
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::commit::NotDurable;
+use super::protocol::{RateLimit, RejectionBody};
+use super::record::{TokenRecord, Usage};
+use super::rules;
+use super::secret::{self, TokenHash};
+use super::service::VerifyService;
+use super::store::{StoreError, UpdateError};
+
+/// Longest account name.
+pub const MAX_ACCOUNT_LEN: usize = 128;
+
+/// Errors of the admin API; the body is `{error, message}` like the
+/// verifier's own.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("Authorization: Bearer <admin token> is required")]
+    MissingAdminToken,
+    #[error("the admin token is wrong")]
+    WrongAdminToken,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("no token with id {0:?}")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    NotDurable(#[from] NotDurable),
+}
+
+impl AdminError {
+    fn status(&self) -> StatusCode {
+        match self {
+            AdminError::MissingAdminToken => StatusCode::UNAUTHORIZED,
+            AdminError::WrongAdminToken => StatusCode::FORBIDDEN,
+            AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AdminError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::Store(_) | AdminError::NotDurable(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for AdminError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let message = if status.is_server_error() {
+            tracing::error!(error = %self, "verifier admin API");
+            "the token store failed; retry".to_string()
+        } else {
+            self.to_string()
+        };
+        let body = RejectionBody {
+            error: status.canonical_reason().unwrap_or("Error").to_string(),
+            message,
+        };
+        let mut response = (status, Json(body)).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer"),
+            );
+        }
+        response
+    }
+}
+
+impl From<UpdateError> for AdminError {
+    fn from(e: UpdateError) -> Self {
+        match e {
+            // `VerifyService::change` names the id instead.
+            UpdateError::NotFound => AdminError::NotFound(String::new()),
+            UpdateError::Refused(m) => AdminError::Invalid(m),
+            UpdateError::Store(e) => AdminError::Store(e),
+        }
+    }
+}
+
+/// `POST /admin/api/tokens`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    pub account: String,
+    pub balance: u64,
+    /// Unix milliseconds; absent or `null`: never expires.
+    #[serde(default)]
+    pub expires_at: Option<i64>,
+    #[serde(default)]
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// The answer to `POST /admin/api/tokens`: the only time `token` is shown.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct CreatedToken {
+    pub id: String,
+    pub token: String,
+    pub account: String,
+    pub balance: u64,
+    pub expires_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// A token as lists show it (never its secret).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct TokenView {
+    pub id: String,
+    pub hint: String,
+    pub account: String,
+    pub balance: u64,
+    pub expires_at: Option<i64>,
+    /// `active`, `expired`, `exhausted`, `revoked` or `banned`.
+    pub status: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// `GET /admin/api/tokens/{id}`: the token and its recent deductions.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct TokenDetail {
+    #[serde(flatten)]
+    pub token: TokenView,
+    /// Newest first.
+    pub usage: Vec<Usage>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopUp {
+    pub amount: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expiry {
+    pub expires_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct AccountView {
+    pub account: String,
+    pub banned: bool,
+}
+
+fn view(record: &TokenRecord, banned: bool, now: i64) -> TokenView {
+    TokenView {
+        id: record.id.clone(),
+        hint: record.hint.clone(),
+        account: record.account.clone(),
+        balance: record.balance,
+        expires_at: record.expires_at,
+        status: rules::status(record, banned, now).to_string(),
+        created_at: record.created_at,
+        last_used_at: record.last_used_at,
+        rate_limit: record.rate_limit,
+    }
+}
+
+fn valid_account(account: &str) -> Result<(), AdminError> {
+    if account.trim().is_empty() || account.len() > MAX_ACCOUNT_LEN {
+        return Err(AdminError::Invalid(format!(
+            "account must be 1 to {MAX_ACCOUNT_LEN} bytes"
+        )));
+    }
+    if account.chars().any(char::is_control) {
+        return Err(AdminError::Invalid(
+            "account must not contain control characters".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl VerifyService {
+    pub async fn create_token(&self, new: NewToken) -> Result<CreatedToken, AdminError> {
+        valid_account(&new.account)?;
+        if let Some(rl) = new.rate_limit {
+            if rl.per_second == 0 || rl.burst == 0 {
+                return Err(AdminError::Invalid(
+                    "rate_limit.per_second and rate_limit.burst must be >= 1".into(),
+                ));
+            }
+        }
+        let now = rules::now_ms();
+        // Ids and secrets are random: a collision means drawing again.
+        loop {
+            let secret = secret::new_secret();
+            let record = TokenRecord {
+                id: secret::new_id(),
+                hint: secret::hint(&secret),
+                account: new.account.clone(),
+                balance: new.balance,
+                expires_at: new.expires_at,
+                rate_limit: new.rate_limit,
+                revoked: false,
+                created_at: now,
+                last_used_at: None,
+                usage: Vec::new(),
+                pending_key: None,
+            };
+            if self.store.insert(&TokenHash::of(&secret), &record)? {
+                self.durable().await?;
+                tracing::info!(id = %record.id, account = %record.account, "verifier: token created");
+                return Ok(CreatedToken {
+                    id: record.id,
+                    token: secret,
+                    account: record.account,
+                    balance: record.balance,
+                    expires_at: record.expires_at,
+                    rate_limit: record.rate_limit,
+                });
+            }
+        }
+    }
+
+    pub fn list_tokens(&self) -> Result<Vec<TokenView>, AdminError> {
+        let banned = self.store.banned_accounts()?;
+        let now = rules::now_ms();
+        Ok(self
+            .store
+            .list()?
+            .iter()
+            .map(|r| view(r, banned.contains(&r.account), now))
+            .collect())
+    }
+
+    pub fn token(&self, id: &str) -> Result<TokenDetail, AdminError> {
+        let record = self
+            .store
+            .get(id)?
+            .ok_or_else(|| AdminError::NotFound(id.to_string()))?;
+        let banned = self.store.banned_accounts()?.contains(&record.account);
+        let usage = record.recent_usage();
+        Ok(TokenDetail {
+            token: view(&record, banned, rules::now_ms()),
+            usage,
+        })
+    }
+
+    async fn change(
+        &self,
+        id: &str,
+        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
+    ) -> Result<TokenView, AdminError> {
+        let record = self.store.update(id, change).map_err(|e| match e {
+            UpdateError::NotFound => AdminError::NotFound(id.to_string()),
+            e => e.into(),
+        })?;
+        self.durable().await?;
+        let banned = self.store.banned_accounts()?.contains(&record.account);
+        Ok(view(&record, banned, rules::now_ms()))
+    }
+
+    pub async fn top_up(&self, id: &str, amount: u64) -> Result<TokenView, AdminError> {
+        if amount == 0 {
+            return Err(AdminError::Invalid("amount must be >= 1".into()));
+        }
+        tracing::info!(%id, amount, "verifier: top-up");
+        self.change(id, &|r| {
+            r.balance = r
+                .balance
+                .checked_add(amount)
+                .ok_or_else(|| "the balance would overflow".to_string())?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn set_expiry(
+        &self,
+        id: &str,
+        expires_at: Option<i64>,
+    ) -> Result<TokenView, AdminError> {
+        tracing::info!(%id, ?expires_at, "verifier: expiry set");
+        self.change(id, &|r| {
+            r.expires_at = expires_at;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Revocation is final: a revoked token stays invalid.
+    pub async fn revoke(&self, id: &str) -> Result<TokenView, AdminError> {
+        tracing::info!(%id, "verifier: token revoked");
+        self.change(id, &|r| {
+            r.revoked = true;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Bans (or unbans) an account and so all of its tokens. An account
+    /// without tokens can be banned ahead of time.
+    pub async fn set_banned(&self, account: &str, banned: bool) -> Result<AccountView, AdminError> {
+        valid_account(account)?;
+        self.store.set_banned(account, banned)?;
+        self.durable().await?;
+        tracing::info!(%account, banned, "verifier: account ban changed");
+        Ok(AccountView {
+            account: account.to_string(),
+            banned,
+        })
+    }
+}

@@ -1,0 +1,96 @@
+//! What the store keeps per token, account and idempotency key.
+
+use serde::{Deserialize, Serialize};
+
+use super::protocol::{Granted, RateLimit};
+
+/// How many deductions a token record remembers for the admin views. Kept
+/// small: every deduction rewrites the record, and its size is what the
+/// disk pays per verification.
+pub const RECENT_USAGE: usize = 10;
+
+/// One token, stored under the SHA-256 of its secret (never the secret).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    pub id: String,
+    /// The first 8 characters of the secret.
+    pub hint: String,
+    pub account: String,
+    pub balance: u64,
+    /// Unix milliseconds; `None` never expires.
+    pub expires_at: Option<i64>,
+    #[serde(default)]
+    pub rate_limit: Option<RateLimit>,
+    #[serde(default)]
+    pub revoked: bool,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Unix milliseconds of the last deduction (dry runs write nothing).
+    #[serde(default)]
+    pub last_used_at: Option<i64>,
+    /// The last [`RECENT_USAGE`] deductions, oldest first, as compact
+    /// `[at, count, balance]` triples.
+    #[serde(default)]
+    pub usage: Vec<(i64, u64, u64)>,
+    /// The latest deduction made with an `Idempotency-Key`, written in the
+    /// same compare-and-swap as the deduction. Its answer is then copied to
+    /// the `idempotency` tree; if the process dies in between, this copy is
+    /// what the next call with that key (or any key) finds and rolls forward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_key: Option<PendingKey>,
+}
+
+/// See [`TokenRecord::pending_key`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingKey {
+    pub key: String,
+    pub first: IdempotencyRecord,
+}
+
+/// One deduction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Unix milliseconds.
+    pub at: i64,
+    pub count: u64,
+    /// Balance after the deduction.
+    pub balance: u64,
+}
+
+impl TokenRecord {
+    /// Records a deduction of `count` (already checked against the balance).
+    pub fn deduct(&mut self, count: u64, now: i64) {
+        self.balance -= count;
+        self.last_used_at = Some(now);
+        if self.usage.len() >= RECENT_USAGE {
+            self.usage.remove(0);
+        }
+        self.usage.push((now, count, self.balance));
+    }
+
+    /// The recent deductions, newest first.
+    pub fn recent_usage(&self) -> Vec<Usage> {
+        self.usage
+            .iter()
+            .rev()
+            .map(|&(at, count, balance)| Usage { at, count, balance })
+            .collect()
+    }
+}
+
+/// An account: the owner of tokens, banned as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRecord {
+    pub banned: bool,
+}
+
+/// The first answer given for an idempotency key (only deducting answers are
+/// kept: a rejection changed nothing, so a retry is judged afresh).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdempotencyRecord {
+    /// Unix milliseconds of the first call; kept [`super::rules::IDEMPOTENCY_TTL_MS`].
+    pub at: i64,
+    /// The count of the first call; a replay with another count is refused.
+    pub count: u64,
+    pub granted: Granted,
+}

@@ -1,0 +1,184 @@
+//! The verification rules as pure functions of a token record and the
+//! clock, so the store applies them inside one atomic step
+//! (compare-and-swap or transaction) and tests can pin them without a store.
+//!
+//! Order of checks for `POST /v1/verify` (first failure answers):
+//! 1. `Authorization` absent or not a bearer token: 401 Missing Token.
+//! 2. Token not of the form `lp_` + 32 base62: 403 Invalid Token (no lookup).
+//!    (Over HTTP, a `dry_run` that is not true/false or an `Idempotency-Key`
+//!    that is not 1 to 255 visible ASCII characters is 400 before this step.)
+//! 3. An `Idempotency-Key` already answered for this token within 24 h: that
+//!    first answer again (400 if the count differs).
+//! 4. Unknown or revoked: 403 Invalid Token.
+//! 5. Account banned: 403 Banned.
+//! 6. Past `expires_at`: 403 Token Expired.
+//! 7. Body not `{"count": integer >= 1}` (empty body = 1): 400 Bad Request.
+//!    The token is judged before the body, as on the render route.
+//! 8. `count` above the balance: 403 Quota Exceeded, nothing deducted.
+//!
+//! A dry run goes through every check and deducts nothing.
+
+use super::protocol::{Granted, Rejection};
+use super::record::TokenRecord;
+
+/// How long an idempotency key's first answer is kept.
+pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// Steps 4 to 8 of the order above; a `count` of 0 stands for a body that
+/// was not `{"count": integer >= 1}`.
+pub fn check(
+    record: Option<&TokenRecord>,
+    banned: bool,
+    count: u64,
+    now: i64,
+) -> Result<&TokenRecord, Rejection> {
+    let record = match record {
+        Some(r) if !r.revoked => r,
+        _ => return Err(Rejection::InvalidToken),
+    };
+    if banned {
+        return Err(Rejection::Banned);
+    }
+    if expired(record, now) {
+        return Err(Rejection::TokenExpired);
+    }
+    if count == 0 {
+        return Err(Rejection::BadRequest);
+    }
+    if count > record.balance {
+        return Err(Rejection::QuotaExceeded);
+    }
+    Ok(record)
+}
+
+pub fn expired(record: &TokenRecord, now: i64) -> bool {
+    record.expires_at.is_some_and(|at| now >= at)
+}
+
+/// The 200 body for a record (after any deduction).
+pub fn granted(record: &TokenRecord, now: i64) -> Granted {
+    Granted {
+        status: "ok".to_string(),
+        balance: record.balance,
+        expires_at: record.expires_at,
+        remaining: remaining(record.expires_at, now),
+        rate_limit: record.rate_limit,
+    }
+}
+
+/// Time left until `expires_at` as an ISO 8601 duration with days, hours and
+/// minutes always present (`P29DT23H59M`, `P0DT0H0M` under a minute), or
+/// `"unlimited"`. Rounded down: a client never believes in time it lacks.
+pub fn remaining(expires_at: Option<i64>, now: i64) -> String {
+    let Some(at) = expires_at else {
+        return "unlimited".to_string();
+    };
+    let minutes = at.saturating_sub(now).max(0) / 60_000;
+    format!(
+        "P{}DT{}H{}M",
+        minutes / (24 * 60),
+        minutes / 60 % 24,
+        minutes % 60
+    )
+}
+
+/// The status the admin views show, most final first.
+pub fn status(record: &TokenRecord, banned: bool, now: i64) -> &'static str {
+    if record.revoked {
+        "revoked"
+    } else if banned {
+        "banned"
+    } else if expired(record, now) {
+        "expired"
+    } else if record.balance == 0 {
+        "exhausted"
+    } else {
+        "active"
+    }
+}
+
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(balance: u64, expires_at: Option<i64>) -> TokenRecord {
+        TokenRecord {
+            id: "tok_000000000000".into(),
+            hint: "lp_abcde".into(),
+            account: "acme".into(),
+            balance,
+            expires_at,
+            rate_limit: None,
+            revoked: false,
+            created_at: 0,
+            last_used_at: None,
+            usage: vec![],
+            pending_key: None,
+        }
+    }
+
+    #[test]
+    fn remaining_is_days_hours_minutes_rounded_down() {
+        let day = 86_400_000;
+        assert_eq!(remaining(Some(30 * day - 1), 0), "P29DT23H59M");
+        assert_eq!(remaining(Some(30 * day), 0), "P30DT0H0M");
+        assert_eq!(remaining(Some(90 * 60_000 + 59_999), 0), "P0DT1H30M");
+        assert_eq!(remaining(Some(59_999), 0), "P0DT0H0M");
+        assert_eq!(remaining(Some(5), 10), "P0DT0H0M");
+        assert_eq!(remaining(None, 10), "unlimited");
+    }
+
+    #[test]
+    fn checks_run_revoked_then_banned_then_expired_then_quota() {
+        let mut r = record(0, Some(10));
+        r.revoked = true;
+        assert_eq!(check(Some(&r), true, 1, 20), Err(Rejection::InvalidToken));
+        r.revoked = false;
+        assert_eq!(check(Some(&r), true, 1, 20), Err(Rejection::Banned));
+        assert_eq!(check(Some(&r), false, 1, 20), Err(Rejection::TokenExpired));
+        assert_eq!(check(Some(&r), false, 1, 5), Err(Rejection::QuotaExceeded));
+        assert_eq!(check(None, false, 1, 5), Err(Rejection::InvalidToken));
+        assert_eq!(check(Some(&r), false, 0, 5), Err(Rejection::BadRequest));
+        let r = record(3, None);
+        assert_eq!(check(Some(&r), false, 3, 5), Ok(&r));
+        assert_eq!(check(Some(&r), false, 4, 5), Err(Rejection::QuotaExceeded));
+    }
+
+    #[test]
+    fn expiry_is_inclusive_of_its_instant() {
+        let r = record(1, Some(100));
+        assert_eq!(check(Some(&r), false, 1, 99), Ok(&r));
+        assert_eq!(check(Some(&r), false, 1, 100), Err(Rejection::TokenExpired));
+    }
+
+    #[test]
+    fn status_reports_the_most_final_state() {
+        let mut r = record(0, Some(10));
+        assert_eq!(status(&r, false, 20), "expired");
+        assert_eq!(status(&r, false, 5), "exhausted");
+        assert_eq!(status(&r, true, 5), "banned");
+        r.revoked = true;
+        assert_eq!(status(&r, true, 5), "revoked");
+        assert_eq!(status(&record(1, None), false, 5), "active");
+    }
+
+    #[test]
+    fn recent_usage_is_bounded_and_newest_first() {
+        let mut r = record(100, None);
+        for i in 0..30 {
+            r.deduct(1, i);
+        }
+        let usage = r.recent_usage();
+        assert_eq!(usage.len(), crate::verify::record::RECENT_USAGE);
+        assert_eq!((usage[0].at, usage[0].balance), (29, 70));
+        assert_eq!((r.balance, r.last_used_at), (70, Some(29)));
+    }
+}

@@ -1,0 +1,532 @@
+//! Token storage: the [`TokenStore`] trait and its sled implementation.
+//!
+//! Layout of the sled database in `<data-dir>/verifier/` (values are JSON):
+//! - `tokens`: SHA-256 of the secret (32 bytes) -> [`TokenRecord`]
+//! - `token_ids`: token id -> SHA-256 of the secret
+//! - `accounts`: account name -> [`AccountRecord`]
+//! - `idempotency`: SHA-256 of the secret ++ key -> [`IdempotencyRecord`]
+//!   (scoped by token so one client cannot replay another's answer)
+//!
+//! Every change to a token is a compare-and-swap loop on its record: read,
+//! check, write only if the record is still what was read, else judge
+//! again. So a balance never goes below zero and concurrent calls never
+//! spend the same units twice. No sled transactions: sled runs them under a
+//! global lock that its own flush holds for the whole disk sync, so each
+//! one would wait for a sync and hold up every other call meanwhile.
+//!
+//! A deduction with an `Idempotency-Key` writes its answer twice: into the
+//! record (in the same compare-and-swap as the deduction, see
+//! [`TokenRecord::pending_key`]) and then into `idempotency`. Keyed calls on
+//! one token take turns (a striped lock), so a record's pending key is only
+//! replaced by the next keyed call, which first makes sure its answer
+//! reached `idempotency`. A crash between the two writes therefore loses no
+//! answer, and a key is never charged twice.
+//!
+//! Writes are durable only after [`TokenStore::flush`]; the caller batches
+//! those (see [`super::commit`]).
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::protocol::{Granted, Rejection};
+use super::record::{AccountRecord, IdempotencyRecord, PendingKey, TokenRecord};
+use super::rules;
+use super::secret::TokenHash;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("token store: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("token store: unreadable record: {0}")]
+    Corrupt(String),
+}
+
+/// A verification as the store sees it (the token already well formed).
+#[derive(Debug, Clone)]
+pub struct Deduction<'a> {
+    pub hash: &'a TokenHash,
+    /// 0 stands for a body that was not `{"count": integer >= 1}`.
+    pub count: u64,
+    pub dry_run: bool,
+    /// Ignored for dry runs, which change nothing.
+    pub idempotency_key: Option<&'a str>,
+    pub now: i64,
+}
+
+/// What a verification did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Checked and, unless a dry run, deducted (`wrote`).
+    Granted {
+        granted: Granted,
+        wrote: bool,
+    },
+    /// The first answer for this idempotency key, deducted then.
+    Replayed(Granted),
+    Rejected(Rejection),
+}
+
+/// Why an admin change to a token did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError {
+    #[error("no such token")]
+    NotFound,
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Where tokens, accounts and idempotency answers live. Implementations
+/// make each method atomic; durability comes from [`TokenStore::flush`].
+pub trait TokenStore: Send + Sync + 'static {
+    /// Steps 3 to 8 of [`super::rules`] and the deduction, atomically.
+    fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError>;
+    /// Adds a token; `false` if its hash or id is taken (nothing written).
+    fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError>;
+    fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError>;
+    /// Applies `change` to the token `id` atomically and returns the result.
+    fn update(
+        &self,
+        id: &str,
+        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
+    ) -> Result<TokenRecord, UpdateError>;
+    /// Every token, oldest first.
+    fn list(&self) -> Result<Vec<TokenRecord>, StoreError>;
+    fn banned_accounts(&self) -> Result<HashSet<String>, StoreError>;
+    fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError>;
+    /// Forgets idempotency answers given before `before` (Unix ms).
+    fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError>;
+    /// Blocks until every write made before the call is on disk.
+    fn flush(&self) -> Result<(), StoreError>;
+}
+
+/// Stripes of the lock keyed calls take per token.
+const KEY_LOCKS: usize = 64;
+
+/// The sled store.
+pub struct SledStore {
+    db: sled::Db,
+    tokens: sled::Tree,
+    ids: sled::Tree,
+    accounts: sled::Tree,
+    idempotency: sled::Tree,
+    key_locks: [Mutex<()>; KEY_LOCKS],
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serialising these plain structs to JSON cannot fail.
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn idempotency_key(hash: &TokenHash, key: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(32 + key.len());
+    k.extend_from_slice(&hash.0);
+    k.extend_from_slice(key.as_bytes());
+    k
+}
+
+fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
+    now - first.at < rules::IDEMPOTENCY_TTL_MS
+}
+
+/// The first answer again, if the count matches the first call's.
+fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
+    if first.count == count {
+        Outcome::Replayed(first.granted)
+    } else {
+        Outcome::Rejected(Rejection::BadRequest)
+    }
+}
+
+struct Loaded {
+    bytes: Option<sled::IVec>,
+    record: Option<TokenRecord>,
+    banned: bool,
+}
+
+impl SledStore {
+    /// Opens (or creates) the store in `dir`. With `periodic_flush` off, only
+    /// [`TokenStore::flush`] writes to disk, so durability is the caller's.
+    pub fn open(dir: &Path, periodic_flush: bool) -> Result<SledStore, StoreError> {
+        let db = sled::Config::new()
+            .path(dir)
+            .flush_every_ms(if periodic_flush { Some(500) } else { None })
+            .open()?;
+        Ok(SledStore {
+            tokens: db.open_tree("tokens")?,
+            ids: db.open_tree("token_ids")?,
+            accounts: db.open_tree("accounts")?,
+            idempotency: db.open_tree("idempotency")?,
+            key_locks: std::array::from_fn(|_| Mutex::new(())),
+            db,
+        })
+    }
+
+    /// The record's bytes (for compare-and-swap), the record, and whether
+    /// its account is banned.
+    fn load(&self, hash: &TokenHash) -> Result<Loaded, StoreError> {
+        let bytes = self.tokens.get(hash.0)?;
+        let record: Option<TokenRecord> = match &bytes {
+            Some(v) => Some(decode(v)?),
+            None => None,
+        };
+        let banned = match &record {
+            Some(r) => match self.accounts.get(r.account.as_bytes())? {
+                Some(v) => decode::<AccountRecord>(&v)?.banned,
+                None => false,
+            },
+            None => false,
+        };
+        Ok(Loaded {
+            bytes,
+            record,
+            banned,
+        })
+    }
+
+    /// Every check, no write.
+    fn dry_run(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+        let loaded = self.load(call.hash)?;
+        Ok(
+            match rules::check(loaded.record.as_ref(), loaded.banned, call.count, call.now) {
+                Ok(record) => Outcome::Granted {
+                    granted: rules::granted(record, call.now),
+                    wrote: false,
+                },
+                Err(rejection) => Outcome::Rejected(rejection),
+            },
+        )
+    }
+
+    /// Check and deduct with compare-and-swap on the record; `key` (a keyed
+    /// call) is remembered in the record with its answer. The ban is read
+    /// beside the record: a ban racing a call may land just after it, as if
+    /// it had come a moment later.
+    fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
+        loop {
+            let loaded = self.load(call.hash)?;
+            let mut record =
+                match rules::check(loaded.record.as_ref(), loaded.banned, call.count, call.now) {
+                    Ok(r) => r.clone(),
+                    Err(rejection) => return Ok(Outcome::Rejected(rejection)),
+                };
+            record.deduct(call.count, call.now);
+            let granted = rules::granted(&record, call.now);
+            if let Some(key) = key {
+                record.pending_key = Some(PendingKey {
+                    key: key.to_string(),
+                    first: IdempotencyRecord {
+                        at: call.now,
+                        count: call.count,
+                        granted: granted.clone(),
+                    },
+                });
+            }
+            let swapped = self.tokens.compare_and_swap(
+                call.hash.0,
+                loaded.bytes.as_ref(),
+                Some(encode(&record)),
+            )?;
+            if swapped.is_ok() {
+                return Ok(Outcome::Granted {
+                    granted,
+                    wrote: true,
+                });
+            }
+            // Another call changed the record since it was read: judge again.
+        }
+    }
+
+    /// A deduction with an idempotency key (see the module doc).
+    fn deduct_once(&self, call: &Deduction<'_>, key: &str) -> Result<Outcome, StoreError> {
+        let stripe = usize::from(call.hash.0[0]) % KEY_LOCKS;
+        let _turn = self.key_locks[stripe]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let idem_key = idempotency_key(call.hash, key);
+        if let Some(v) = self.idempotency.get(&idem_key)? {
+            let first: IdempotencyRecord = decode(&v)?;
+            if fresh(&first, call.now) {
+                return Ok(replay(first, call.count));
+            }
+        }
+        // The record's pending key: the last keyed call on this token. If its
+        // answer never reached `idempotency` (the process died in between),
+        // put it there now, before this call replaces it.
+        if let Some(record) = self.load(call.hash)?.record {
+            if let Some(pending) = record.pending_key.filter(|p| fresh(&p.first, call.now)) {
+                if pending.key == key {
+                    self.idempotency.insert(&idem_key, encode(&pending.first))?;
+                    return Ok(replay(pending.first, call.count));
+                }
+                let earlier = idempotency_key(call.hash, &pending.key);
+                if self.idempotency.get(&earlier)?.is_none() {
+                    self.idempotency.insert(earlier, encode(&pending.first))?;
+                }
+            }
+        }
+        let outcome = self.deduct(call, Some(key))?;
+        if let Outcome::Granted { granted, .. } = &outcome {
+            let first = IdempotencyRecord {
+                at: call.now,
+                count: call.count,
+                granted: granted.clone(),
+            };
+            self.idempotency.insert(idem_key, encode(&first))?;
+        }
+        Ok(outcome)
+    }
+}
+
+impl TokenStore for SledStore {
+    fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+        if call.dry_run {
+            return self.dry_run(call);
+        }
+        match call.idempotency_key {
+            Some(key) => self.deduct_once(call, key),
+            None => self.deduct(call, None),
+        }
+    }
+
+    fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
+        // The id first: if the process dies before the record is written, the
+        // id points at nothing, which reads as an unknown token.
+        if self
+            .ids
+            .compare_and_swap(record.id.as_bytes(), None::<&[u8]>, Some(&hash.0[..]))?
+            .is_err()
+        {
+            return Ok(false);
+        }
+        if self
+            .tokens
+            .compare_and_swap(hash.0, None::<&[u8]>, Some(encode(record)))?
+            .is_err()
+        {
+            self.ids.remove(record.id.as_bytes())?;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
+        let Some(hash) = self.ids.get(id.as_bytes())? else {
+            return Ok(None);
+        };
+        match self.tokens.get(hash)? {
+            Some(v) => decode(&v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn update(
+        &self,
+        id: &str,
+        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
+    ) -> Result<TokenRecord, UpdateError> {
+        let hash = self.ids.get(id.as_bytes()).map_err(StoreError::from)?;
+        let hash = hash.ok_or(UpdateError::NotFound)?;
+        loop {
+            let bytes = self.tokens.get(&hash).map_err(StoreError::from)?;
+            let bytes = bytes.ok_or(UpdateError::NotFound)?;
+            let mut record: TokenRecord = decode(&bytes)?;
+            change(&mut record).map_err(UpdateError::Refused)?;
+            let swapped = self
+                .tokens
+                .compare_and_swap(&hash, Some(&bytes), Some(encode(&record)))
+                .map_err(StoreError::from)?;
+            if swapped.is_ok() {
+                return Ok(record);
+            }
+        }
+    }
+
+    fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
+        let mut all = self
+            .tokens
+            .iter()
+            .values()
+            .map(|v| decode::<TokenRecord>(&v?))
+            .collect::<Result<Vec<_>, _>>()?;
+        all.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(all)
+    }
+
+    fn banned_accounts(&self) -> Result<HashSet<String>, StoreError> {
+        let mut banned = HashSet::new();
+        for item in self.accounts.iter() {
+            let (k, v) = item?;
+            if decode::<AccountRecord>(&v)?.banned {
+                banned.insert(String::from_utf8_lossy(&k).into_owned());
+            }
+        }
+        Ok(banned)
+    }
+
+    fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+        self.accounts
+            .insert(account.as_bytes(), encode(&AccountRecord { banned }))?;
+        Ok(())
+    }
+
+    fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
+        let mut pruned = 0;
+        for item in self.idempotency.iter() {
+            let (k, v) = item?;
+            let stale = serde_json::from_slice::<IdempotencyRecord>(&v)
+                .map(|r| r.at < before)
+                .unwrap_or(true);
+            // Compare-and-swap so an answer rewritten meanwhile survives.
+            if stale
+                && self
+                    .idempotency
+                    .compare_and_swap(&k, Some(&v), None::<&[u8]>)?
+                    .is_ok()
+            {
+                pruned += 1;
+            }
+        }
+        Ok(pruned)
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(balance: u64) -> TokenRecord {
+        TokenRecord {
+            id: "tok_AAAAAAAAAAAA".into(),
+            hint: "lp_AAAAA".into(),
+            account: "acme".into(),
+            balance,
+            expires_at: None,
+            rate_limit: None,
+            revoked: false,
+            created_at: 0,
+            last_used_at: None,
+            usage: vec![],
+            pending_key: None,
+        }
+    }
+
+    /// Plain and keyed deductions on one record, from many threads:
+    /// exactly the balance is granted, whatever the interleaving.
+    #[test]
+    fn racing_deductions_grant_exactly_the_balance() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        assert!(store.insert(&hash, &record(300)).unwrap());
+        let granted: usize = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..6)
+                .map(|t| {
+                    let (store, hash) = (&store, &hash);
+                    s.spawn(move || {
+                        (0..100)
+                            .filter(|i| {
+                                let key = format!("{t}-{i}");
+                                let call = Deduction {
+                                    hash,
+                                    count: 1,
+                                    dry_run: false,
+                                    // Half the threads send keys.
+                                    idempotency_key: (t % 2 == 0).then_some(key.as_str()),
+                                    now: 1,
+                                };
+                                matches!(store.verify(&call).unwrap(), Outcome::Granted { .. })
+                            })
+                            .count()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).sum()
+        });
+        assert_eq!(granted, 300);
+        let left = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
+        assert_eq!(left.balance, 0);
+        assert_eq!(left.usage.len(), crate::verify::record::RECENT_USAGE);
+    }
+}
+
+#[cfg(test)]
+mod crash_tests {
+    use super::*;
+
+    /// The process died after a keyed deduction was written into the record
+    /// but before its answer reached `idempotency`: the same key replays,
+    /// another key first rolls the lost answer forward.
+    #[test]
+    fn a_pending_key_survives_a_crash_between_its_two_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let mut record = tests_record(10);
+        assert!(store.insert(&hash, &record).unwrap());
+        let call = |key, count| Deduction {
+            hash: &hash,
+            count,
+            dry_run: false,
+            idempotency_key: Some(key),
+            now: 5,
+        };
+        // What the first write of a keyed call leaves behind, alone.
+        let Outcome::Granted { granted, .. } = store.deduct(&call("a", 3), Some("a")).unwrap()
+        else {
+            panic!("not granted")
+        };
+        assert_eq!(granted.balance, 7);
+        assert!(store.idempotency.is_empty());
+        // The retry replays and deducts nothing.
+        assert_eq!(
+            store.verify(&call("a", 3)).unwrap(),
+            Outcome::Replayed(granted.clone())
+        );
+        assert_eq!(store.get(&record.id).unwrap().unwrap().balance, 7);
+        // Again the lost second write, then another key arrives first.
+        store.idempotency.clear().unwrap();
+        let Outcome::Granted { granted: b, .. } = store.verify(&call("b", 2)).unwrap() else {
+            panic!("not granted")
+        };
+        assert_eq!(b.balance, 5);
+        // "a" was rolled forward before "b" replaced it in the record.
+        assert_eq!(
+            store.verify(&call("a", 3)).unwrap(),
+            Outcome::Replayed(granted)
+        );
+        assert_eq!(store.verify(&call("b", 2)).unwrap(), Outcome::Replayed(b));
+        record = store.get(&record.id).unwrap().unwrap();
+        assert_eq!(record.balance, 5);
+    }
+
+    fn tests_record(balance: u64) -> TokenRecord {
+        TokenRecord {
+            id: "tok_BBBBBBBBBBBB".into(),
+            hint: "lp_01234".into(),
+            account: "acme".into(),
+            balance,
+            expires_at: None,
+            rate_limit: None,
+            revoked: false,
+            created_at: 0,
+            last_used_at: None,
+            usage: vec![],
+            pending_key: None,
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Usage accounting across crashes, verifier outages, overload and shutdown,
+//! with real processes: every 200 is charged exactly once, nothing else is.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::server::{self, label, render};
+
+/// A document that takes a second or more to render.
+fn heavy() -> Value {
+    let pages: Vec<Value> = (0..600)
+        .map(|i| {
+            let elements: Vec<Value> = (0..30)
+                .map(|j| json!({"type": "text", "x": 10, "y": 10 + (j * 4), "content": format!("Line {j} of page {i}")}))
+                .collect();
+            json!({"size": "a6", "elements": elements})
+        })
+        .collect();
+    json!({ "pages": pages })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_mid_burst_loses_no_usage_and_charges_none_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = server::start(dir.path(), &[]);
+    let initial = 10_000;
+    let (id, token) = server::new_token(&s.base, initial, Some((1000, 1000))).await;
+
+    let ok = Arc::new(AtomicU64::new(0));
+    let unanswered = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for worker in 0..8 {
+        let (base, token) = (s.base.clone(), token.clone());
+        let (ok, unanswered) = (ok.clone(), unanswered.clone());
+        tasks.push(tokio::spawn(async move {
+            let client = server::client();
+            for i in 0.. {
+                let sent = client
+                    .post(format!("{base}/api/v1/label"))
+                    .bearer_auth(&token)
+                    .json(&label(&format!("worker {worker} label {i}")))
+                    .send()
+                    .await;
+                let answered = match sent {
+                    Ok(response) => {
+                        let status = response.status().as_u16();
+                        response.bytes().await.is_ok().then_some(status)
+                    }
+                    Err(_) => None,
+                };
+                match answered {
+                    Some(200) => ok.fetch_add(1, Ordering::SeqCst),
+                    Some(other) => panic!("status {other} before the crash"),
+                    None => {
+                        unanswered.fetch_add(1, Ordering::SeqCst);
+                        break;
+                    }
+                };
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    s.kill();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let rendered = ok.load(Ordering::SeqCst);
+    let unanswered = unanswered.load(Ordering::SeqCst);
+    assert!(rendered > 0, "no render finished before the crash");
+
+    s.restart();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server::metric(&s.base, "labelpress_outbox_depth").await != 0.0 {
+        assert!(Instant::now() < deadline, "outbox not drained");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Every 200 is charged once. A request cut off by the crash may have been
+    // rendered and recorded before its answer was written: those (at most one
+    // per client connection in flight) may be charged too; nothing else.
+    let charged = initial - server::balance(&s.base, &id).await;
+    assert!(
+        (rendered..=rendered + unanswered).contains(&charged),
+        "charged {charged}, answered 200: {rendered}, cut off: {unanswered}"
+    );
+    eprintln!("crash test: {rendered} answered, {unanswered} cut off, {charged} charged");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn during_a_verifier_outage_cached_tokens_render_and_their_usage_arrives_later() {
+    let vdir = tempfile::tempdir().unwrap();
+    let rdir = tempfile::tempdir().unwrap();
+    let mut verifier = server::start(vdir.path(), &["--services", "verify"]);
+    let url = verifier.base.clone();
+    let render_node = server::start(
+        rdir.path(),
+        &["--services", "render,barcode", "--verify-url", &url],
+    );
+    let r = &render_node.base;
+    let (id, cached) = server::new_token(&url, 10, None).await;
+    let (_, uncached) = server::new_token(&url, 10, None).await;
+
+    assert_eq!(render(r, &cached, &label("warm")).await.status, 200);
+    server::await_balance(&url, &id, 9, Duration::from_secs(10)).await;
+    let ready = server::get(r, "/readyz").await.json();
+    assert_eq!(ready["verifier"], "remote");
+
+    verifier.kill();
+    for i in 0..3 {
+        let reply = render(r, &cached, &label(&format!("outage {i}"))).await;
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.bytes)
+        );
+    }
+    let reply = render(r, &uncached, &label("x")).await;
+    reply.assert_error(503, "API-502");
+    let retry: u64 = reply.header("retry-after").unwrap().parse().unwrap();
+    assert!(retry >= 1);
+    assert!(server::metric(r, "labelpress_outbox_depth").await >= 3.0);
+    // Unready would take a node out of rotation; a verifier outage must not.
+    assert_eq!(server::get(r, "/readyz").await.status, 200);
+
+    verifier.restart();
+    server::await_balance(&url, &id, 6, Duration::from_secs(20)).await;
+    // And the uncached token works again.
+    assert_eq!(render(r, &uncached, &label("back")).await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_queue_and_a_passed_deadline_answer_503_and_charge_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limits.toml");
+    std::fs::write(
+        &config,
+        "[limits]\nrender_concurrency = 1\nrender_queue = 0\nrender_deadline_ms = 300\n",
+    )
+    .unwrap();
+    let s = server::start(
+        &dir.path().join("data"),
+        &["--config", config.to_str().unwrap()],
+    );
+    let b = &s.base;
+    let (id, token) = server::new_token(b, 10, None).await;
+
+    let started = Instant::now();
+    let slow = render(b, &token, &heavy()).await;
+    let body = slow.assert_error(503, "API-503");
+    assert!(
+        body["message"].as_str().unwrap().contains("deadline"),
+        "{body}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // The abandoned compile still holds the only slot: no queue, so 503 at once.
+    let full = render(b, &token, &label("queued")).await;
+    let body = full.assert_error(503, "API-503");
+    assert!(
+        body["message"].as_str().unwrap().contains("queue"),
+        "{body}"
+    );
+    assert!(full.header("retry-after").is_some());
+    assert_eq!(
+        server::metric(b, "labelpress_renders_abandoned_total").await,
+        1.0
+    );
+
+    // Once it finishes the slot is free again.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = render(b, &token, &label("later")).await;
+        if r.status == 200 {
+            break;
+        }
+        r.assert_error(503, "API-503");
+        assert!(Instant::now() < deadline, "slot never freed");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    server::await_balance(b, &id, 9, Duration::from_secs(10)).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(server::balance(b, &id).await, 9);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_finishes_the_render_in_flight_and_reports_its_usage() {
+    let vdir = tempfile::tempdir().unwrap();
+    let rdir = tempfile::tempdir().unwrap();
+    let verifier = server::start(vdir.path(), &["--services", "verify"]);
+    let url = verifier.base.clone();
+    let mut node = server::start(rdir.path(), &["--services", "render", "--verify-url", &url]);
+    let (id, token) = server::new_token(&url, 10, None).await;
+    let base = node.base.clone();
+    let in_flight = tokio::spawn(async move { render(&base, &token, &heavy()).await });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let status = tokio::task::spawn_blocking(move || {
+        let status = node.stop();
+        (status, node)
+    })
+    .await
+    .unwrap()
+    .0;
+    assert!(status.success(), "{status:?}");
+    let reply = in_flight.await.unwrap();
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.bytes)
+    );
+    assert!(reply.bytes.starts_with(b"%PDF"));
+    // Delivered by the final report before exit: the node is gone now.
+    assert_eq!(server::balance(&url, &id).await, 9);
+}

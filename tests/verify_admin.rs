@@ -1,0 +1,341 @@
+//! The administration API under `/admin/api` (DECISIONS section 5) over a
+//! real socket: the admin token guard, every call, status values, input
+//! errors, and secrets that are shown once and stored only hashed.
+
+mod verify_support;
+
+use serde_json::json;
+use verify_support::*;
+
+const ROUTES: &[(&str, &str)] = &[
+    ("GET", "/tokens"),
+    ("POST", "/tokens"),
+    ("GET", "/tokens/tok_000000000000"),
+    ("POST", "/tokens/tok_000000000000/topup"),
+    ("POST", "/tokens/tok_000000000000/expiry"),
+    ("POST", "/tokens/tok_000000000000/revoke"),
+    ("POST", "/accounts/acme/ban"),
+    ("POST", "/accounts/acme/unban"),
+];
+
+#[tokio::test]
+async fn every_admin_call_needs_the_admin_token() {
+    let h = start().await;
+    let t = h.token("acme", 5).await;
+    for &(method, path) in ROUTES {
+        let r = h.admin_as(None, method, path, Some(json!({}))).await;
+        assert_rejected(&r, 401, "Unauthorized");
+        assert_eq!(r.headers["www-authenticate"], "Bearer");
+        let r = h
+            .admin_as(Some("wrong"), method, path, Some(json!({})))
+            .await;
+        assert_rejected(&r, 403, "Forbidden");
+        // An API token is not an admin token.
+        let r = h
+            .admin_as(Some(&t.token), method, path, Some(json!({})))
+            .await;
+        assert_rejected(&r, 403, "Forbidden");
+    }
+    let tokens = h.service.list_tokens().unwrap();
+    assert_eq!(tokens.len(), 1, "nothing was created");
+    assert_eq!(tokens[0].status, "active", "nothing was banned or revoked");
+}
+
+#[tokio::test]
+async fn the_dashboard_page_is_served_without_the_admin_token() {
+    let h = start().await;
+    let r = h
+        .client
+        .get(format!("{}/admin", h.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let page = r.text().await.unwrap();
+    assert!(page.contains(r#"data-testid="admin-token""#));
+    assert!(
+        !page.contains(ADMIN),
+        "the page never embeds the admin token"
+    );
+}
+
+#[tokio::test]
+async fn creating_a_token_shows_its_secret_once() {
+    let h = start().await;
+    let expires = now_ms() + 86_400_000;
+    let r = h
+        .admin(
+            "POST",
+            "/tokens",
+            Some(json!({"account": "acme", "balance": 50, "expires_at": expires})),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    let secret = r.body["token"].as_str().unwrap().to_string();
+    let id = r.body["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        r.body,
+        json!({"id": id, "token": secret, "account": "acme", "balance": 50, "expires_at": expires})
+    );
+    assert!(secret.starts_with("lp_") && secret.len() == 35, "{secret}");
+    assert!(secret[3..].bytes().all(|b| b.is_ascii_alphanumeric()));
+    assert!(id.starts_with("tok_") && id.len() == 16, "{id}");
+
+    let list = h.admin("GET", "/tokens", None).await;
+    assert_eq!(list.status, 200);
+    let entry = &list.body[0];
+    let created_at = entry["created_at"].as_i64().unwrap();
+    assert!((now_ms() - created_at).abs() < 60_000);
+    assert_eq!(
+        entry,
+        &json!({
+            "id": id, "hint": &secret[..8], "account": "acme", "balance": 50,
+            "expires_at": expires, "status": "active", "created_at": created_at,
+            "last_used_at": null,
+        })
+    );
+    let detail = h.admin("GET", &format!("/tokens/{id}"), None).await;
+    assert_eq!(detail.body["usage"], json!([]));
+    for body in [list.body.to_string(), detail.body.to_string()] {
+        assert!(!body.contains(&secret), "a secret in {body}");
+    }
+    // Using it sets last_used_at.
+    h.verify(&secret, 1).await;
+    let detail = h.admin("GET", &format!("/tokens/{id}"), None).await.body;
+    assert!(detail["last_used_at"].as_i64().unwrap() >= created_at);
+    assert_eq!(detail["usage"][0]["count"], 1);
+    assert_eq!(detail["usage"][0]["balance"], 49);
+}
+
+#[tokio::test]
+async fn status_is_active_expired_exhausted_revoked_or_banned() {
+    let h = start().await;
+    let active = h.token("a", 1).await;
+    let exhausted = h.token("a", 0).await;
+    let expired = h
+        .create(json!({"account": "a", "balance": 1, "expires_at": now_ms() - 1000}))
+        .await;
+    let revoked = h.token("a", 1).await;
+    h.admin("POST", &format!("/tokens/{}/revoke", revoked.id), None)
+        .await;
+    let banned = h.token("b", 1).await;
+    h.admin("POST", "/accounts/b/ban", None).await;
+    let list = h.admin("GET", "/tokens", None).await.body;
+    let status = |id: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .map(|t| t["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status(&active.id), "active");
+    assert_eq!(status(&exhausted.id), "exhausted");
+    assert_eq!(status(&expired.id), "expired");
+    assert_eq!(status(&revoked.id), "revoked");
+    assert_eq!(status(&banned.id), "banned");
+    // Oldest first.
+    let ids: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].clone())
+        .collect();
+    assert_eq!(ids[0], active.id);
+    assert_eq!(ids[4], banned.id);
+}
+
+#[tokio::test]
+async fn top_up_expiry_and_revoke_answer_the_token() {
+    let h = start().await;
+    let t = h.token("acme", 5).await;
+    let r = h
+        .admin(
+            "POST",
+            &format!("/tokens/{}/topup", t.id),
+            Some(json!({"amount": 7})),
+        )
+        .await;
+    assert_eq!((r.status, r.body["balance"].as_u64()), (200, Some(12)));
+    assert_eq!(r.body["id"], t.id.as_str());
+    let at = now_ms() + 5_000_000;
+    let r = h
+        .admin(
+            "POST",
+            &format!("/tokens/{}/expiry", t.id),
+            Some(json!({"expires_at": at})),
+        )
+        .await;
+    assert_eq!((r.status, r.body["expires_at"].as_i64()), (200, Some(at)));
+    let r = h
+        .admin(
+            "POST",
+            &format!("/tokens/{}/expiry", t.id),
+            Some(json!({"expires_at": null})),
+        )
+        .await;
+    assert_eq!(r.body["expires_at"], serde_json::Value::Null);
+    let r = h
+        .admin("POST", &format!("/tokens/{}/revoke", t.id), None)
+        .await;
+    assert_eq!(
+        (r.status, r.body["status"].as_str()),
+        (200, Some("revoked"))
+    );
+    assert_eq!(r.body["balance"], 12);
+    // Accounts with characters that need escaping in a path.
+    let r = h
+        .admin("POST", "/accounts/ops%2Beu%40example.com/ban", None)
+        .await;
+    assert_eq!(
+        r.body,
+        json!({"account": "ops+eu@example.com", "banned": true})
+    );
+}
+
+#[tokio::test]
+async fn bad_admin_input_is_a_json_error_not_a_crash() {
+    let h = start().await;
+    let t = h.token("acme", u64::MAX - 1).await;
+    let topup = format!("/tokens/{}/topup", t.id);
+    let raw = |path: String, body: &'static str| {
+        let request = h
+            .client
+            .post(format!("{}/admin/api{path}", h.base))
+            .bearer_auth(ADMIN)
+            .body(body);
+        async move {
+            let r = request.send().await.unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<serde_json::Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, body) = raw(topup.clone(), "{amount").await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("Bad Request")));
+    let (status, _) = raw("/tokens".into(), "").await;
+    assert_eq!(status, 400);
+    let cases = [
+        ("/tokens", json!({"balance": 1})),
+        ("/tokens", json!({"account": "", "balance": 1})),
+        ("/tokens", json!({"account": "a", "balance": -1})),
+        (
+            "/tokens",
+            json!({"account": "a", "balance": 1, "extra": true}),
+        ),
+        (
+            "/tokens",
+            json!({"account": "a", "balance": 1, "rate_limit": {"per_second": 0, "burst": 1}}),
+        ),
+        (&topup, json!({"amount": 0})),
+        (&topup, json!({"amount": "x"})),
+        (&topup, json!({"amount": 2})), // overflow
+        (&topup, json!({})),
+    ];
+    for (path, body) in cases {
+        let r = h.admin("POST", path, Some(body)).await;
+        assert_rejected(&r, 422, "Unprocessable Entity");
+    }
+    assert_eq!(h.balance(&t.id).await, u64::MAX - 1);
+    for (method, path, body) in [
+        ("GET", "/tokens/tok_000000000000", None),
+        (
+            "POST",
+            "/tokens/tok_000000000000/topup",
+            Some(json!({"amount": 1})),
+        ),
+        (
+            "POST",
+            "/tokens/tok_000000000000/expiry",
+            Some(json!({"expires_at": null})),
+        ),
+        ("POST", "/tokens/nonsense/revoke", None),
+    ] {
+        assert_rejected(&h.admin(method, path, body).await, 404, "Not Found");
+    }
+    // A path segment that is not UTF-8 once decoded.
+    assert_rejected(
+        &h.admin("POST", "/accounts/%FF/ban", None).await,
+        400,
+        "Bad Request",
+    );
+    assert_eq!(h.service.list_tokens().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn secrets_never_reach_the_disk() {
+    let h = start().await;
+    let mut secrets = Vec::new();
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let t = h.token(&format!("acct-{i}"), 10).await;
+        h.verify_with(Some(&t.token), "", "", Some("key-1")).await;
+        secrets.push(t.token);
+        ids.push(t.id);
+    }
+    h.service.flush().await;
+    let mut files = Vec::new();
+    collect(&h.dir.path().join("verifier"), &mut files);
+    let bytes: Vec<u8> = files
+        .iter()
+        .flat_map(|f| std::fs::read(f).unwrap())
+        .collect();
+    // The records are there (so these are the right files) ...
+    for id in &ids {
+        assert!(contains(&bytes, id.as_bytes()), "{id} not on disk");
+    }
+    // ... but no secret is, only hashes (the hint, 8 characters, may be).
+    for secret in &secrets {
+        assert!(!contains(&bytes, secret.as_bytes()), "a secret on disk");
+        assert!(
+            !contains(&bytes, &secret.as_bytes()[8..]),
+            "part of a secret on disk"
+        );
+    }
+}
+
+fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[tokio::test]
+async fn a_generated_admin_token_is_written_once_with_mode_0600() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let service = labelpress::verify::VerifyService::open(dir.path(), None).unwrap();
+    let token = service.admin_token().to_string();
+    drop(service);
+    let file = dir.path().join("admin-token");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(token.len() >= 32);
+    let again = labelpress::verify::VerifyService::open(dir.path(), None).unwrap();
+    assert_eq!(again.admin_token(), token);
+    assert!(again.is_admin(&token));
+    assert!(!again.is_admin("other"));
+    drop(again);
+    // An explicit admin token wins and leaves the file alone.
+    let explicit =
+        labelpress::verify::VerifyService::open(dir.path(), Some("given".into())).unwrap();
+    assert_eq!(explicit.admin_token(), "given");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
+}

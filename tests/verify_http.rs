@@ -1,0 +1,391 @@
+//! `POST /v1/verify` over a real socket: every case of the spec's part B
+//! and DECISIONS section 5, concurrency, and the in-process verifier.
+
+mod verify_support;
+
+use labelpress::verify::{Rejection, Verdict, Verifier, VerifyCall};
+use serde_json::json;
+use verify_support::*;
+
+#[tokio::test]
+async fn missing_or_non_bearer_authorization_is_401_missing_token() {
+    let h = start().await;
+    let r = h.verify_with(None, "", "", None).await;
+    assert_rejected(&r, 401, "Missing Token");
+    assert_eq!(r.headers["www-authenticate"], "Bearer");
+    let r = h
+        .client
+        .post(format!("{}/v1/verify", h.base))
+        .header("authorization", "Basic dXNlcjpwYXNz")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+}
+
+#[tokio::test]
+async fn malformed_unknown_and_revoked_tokens_are_403_invalid_token() {
+    let h = start().await;
+    for bad in [
+        "nonsense",
+        "lp_short",
+        "lp_0123456789ABCDEFGHIJKLMNOPQRS-UV",
+    ] {
+        assert_rejected(&h.verify(bad, 1).await, 403, "Invalid Token");
+    }
+    // Well formed but never issued.
+    assert_rejected(
+        &h.verify("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV", 1).await,
+        403,
+        "Invalid Token",
+    );
+    let t = h.token("acme", 5).await;
+    assert_eq!(h.verify(&t.token, 1).await.status, 200);
+    let r = h
+        .admin("POST", &format!("/tokens/{}/revoke", t.id), None)
+        .await;
+    assert_eq!(r.body["status"], "revoked");
+    assert_rejected(&h.verify(&t.token, 1).await, 403, "Invalid Token");
+    // Even a top-up does not bring a revoked token back.
+    h.admin(
+        "POST",
+        &format!("/tokens/{}/topup", t.id),
+        Some(json!({"amount": 5})),
+    )
+    .await;
+    assert_rejected(&h.verify(&t.token, 1).await, 403, "Invalid Token");
+}
+
+#[tokio::test]
+async fn a_token_past_its_expiry_is_403_token_expired() {
+    let h = start().await;
+    let t = h
+        .create(json!({"account": "acme", "balance": 5, "expires_at": now_ms() - 1}))
+        .await;
+    assert_rejected(&h.verify(&t.token, 1).await, 403, "Token Expired");
+    assert_eq!(h.balance(&t.id).await, 5);
+    // Moving the expiry into the future makes it valid again.
+    let later = now_ms() + 3_600_000;
+    let r = h
+        .admin(
+            "POST",
+            &format!("/tokens/{}/expiry", t.id),
+            Some(json!({"expires_at": later})),
+        )
+        .await;
+    assert_eq!(r.body["expires_at"], later);
+    let r = h.verify(&t.token, 1).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["expires_at"], later);
+}
+
+#[tokio::test]
+async fn count_above_the_balance_is_quota_exceeded_and_deducts_nothing() {
+    let h = start().await;
+    let t = h.token("acme", 3).await;
+    assert_rejected(&h.verify(&t.token, 4).await, 403, "Quota Exceeded");
+    assert_eq!(h.balance(&t.id).await, 3);
+    assert_eq!(h.verify(&t.token, 3).await.body["balance"], 0);
+    assert_rejected(&h.verify(&t.token, 1).await, 403, "Quota Exceeded");
+    assert_eq!(h.balance(&t.id).await, 0);
+}
+
+#[tokio::test]
+async fn a_banned_account_is_403_banned_for_all_its_tokens_until_unbanned() {
+    let h = start().await;
+    let a = h.token("acme", 5).await;
+    let b = h.token("acme", 5).await;
+    let other = h.token("globex", 5).await;
+    let r = h.admin("POST", "/accounts/acme/ban", None).await;
+    assert_eq!(r.body, json!({"account": "acme", "banned": true}));
+    assert_rejected(&h.verify(&a.token, 1).await, 403, "Banned");
+    assert_rejected(&h.verify(&b.token, 1).await, 403, "Banned");
+    assert_rejected(
+        &h.verify_with(Some(&a.token), "?dry_run=true", "", None)
+            .await,
+        403,
+        "Banned",
+    );
+    assert_eq!(h.verify(&other.token, 1).await.status, 200);
+    assert_eq!(h.balance(&a.id).await, 5);
+    let r = h.admin("POST", "/accounts/acme/unban", None).await;
+    assert_eq!(r.body, json!({"account": "acme", "banned": false}));
+    let r = h.verify(&a.token, 1).await;
+    assert_eq!((r.status, r.body["balance"].as_u64()), (200, Some(4)));
+}
+
+#[tokio::test]
+async fn dry_run_checks_everything_and_deducts_nothing() {
+    let h = start().await;
+    let t = h.token("acme", 5).await;
+    for _ in 0..3 {
+        let r = h
+            .verify_with(Some(&t.token), "?dry_run=true", r#"{"count": 5}"#, None)
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!(r.body["balance"], 5);
+    }
+    assert_rejected(
+        &h.verify_with(Some(&t.token), "?dry_run=true", r#"{"count": 6}"#, None)
+            .await,
+        403,
+        "Quota Exceeded",
+    );
+    assert_rejected(
+        &h.verify_with(Some(&t.token), "?dry_run=maybe", "", None)
+            .await,
+        400,
+        "Bad Request",
+    );
+    let r = h
+        .verify_with(Some(&t.token), "?dry_run=false", "", None)
+        .await;
+    assert_eq!(r.body["balance"], 4);
+    assert_eq!(h.balance(&t.id).await, 4);
+}
+
+#[tokio::test]
+async fn count_deducts_n_and_an_empty_body_deducts_one() {
+    let h = start().await;
+    let t = h.token("acme", 10).await;
+    let r = h.verify(&t.token, 3).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["status"], "ok");
+    assert_eq!(r.body["balance"], 7);
+    assert_eq!(r.headers["cache-control"], "no-store");
+    let r = h.verify_with(Some(&t.token), "", "", None).await;
+    assert_eq!(r.body["balance"], 6);
+    let r = h.verify_with(Some(&t.token), "", "{}", None).await;
+    assert_eq!(r.body["balance"], 5);
+    assert_eq!(h.balance(&t.id).await, 5);
+    // The deductions show up as recent usage, newest first.
+    let detail = h
+        .admin("GET", &format!("/tokens/{}", t.id), None)
+        .await
+        .body;
+    let usage: Vec<(u64, u64)> = detail["usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["count"].as_u64().unwrap(), u["balance"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(usage, vec![(1, 5), (1, 6), (3, 7)]);
+}
+
+#[tokio::test]
+async fn counts_that_are_not_integers_of_at_least_one_are_400() {
+    let h = start().await;
+    let t = h.token("acme", 10).await;
+    for body in [
+        r#"{"count": 0}"#,
+        r#"{"count": -1}"#,
+        r#"{"count": "x"}"#,
+        r#"{"count": 1.5}"#,
+        r#"{"count": null}"#,
+        "count=1",
+        "[1]",
+        "{",
+    ] {
+        let r = h.verify_with(Some(&t.token), "", body, None).await;
+        assert_rejected(&r, 400, "Bad Request");
+    }
+    assert_eq!(h.balance(&t.id).await, 10);
+    // The token is judged before the body.
+    assert_rejected(
+        &h.verify_with(Some("lp_nope"), "", r#"{"count": 0}"#, None)
+            .await,
+        403,
+        "Invalid Token",
+    );
+}
+
+#[tokio::test]
+async fn remaining_is_an_iso_duration_or_unlimited() {
+    let h = start().await;
+    // One ms short of 30 days, so it reads 29 days 23:59 however fast the call is.
+    let thirty_days = now_ms() + 30 * 86_400_000 - 1;
+    let t = h
+        .create(json!({"account": "acme", "balance": 2, "expires_at": thirty_days}))
+        .await;
+    let r = h.verify(&t.token, 1).await;
+    assert_eq!(r.body["expires_at"], thirty_days);
+    assert_eq!(r.body["remaining"], "P29DT23H59M", "{:?}", r.body);
+    let t = h.token("acme", 2).await;
+    let r = h.verify(&t.token, 1).await;
+    assert_eq!(r.body["expires_at"], serde_json::Value::Null);
+    assert_eq!(r.body["remaining"], "unlimited");
+    assert!(r.body.get("rate_limit").is_none(), "{:?}", r.body);
+}
+
+#[tokio::test]
+async fn a_tokens_rate_limit_is_echoed() {
+    let h = start().await;
+    let t = h
+        .create(
+            json!({"account": "acme", "balance": 2, "rate_limit": {"per_second": 5, "burst": 10}}),
+        )
+        .await;
+    let r = h.verify(&t.token, 1).await;
+    assert_eq!(r.body["rate_limit"], json!({"per_second": 5, "burst": 10}));
+    let r = h
+        .verify_with(Some(&t.token), "?dry_run=true", "", None)
+        .await;
+    assert_eq!(r.body["rate_limit"], json!({"per_second": 5, "burst": 10}));
+}
+
+#[tokio::test]
+async fn an_idempotency_key_returns_the_first_answer_and_deducts_once() {
+    let h = start().await;
+    let t = h.token("acme", 10).await;
+    let first = h
+        .verify_with(Some(&t.token), "", r#"{"count": 3}"#, Some("report-1"))
+        .await;
+    assert_eq!(first.body["balance"], 7);
+    h.verify(&t.token, 1).await; // balance 6
+    let again = h
+        .verify_with(Some(&t.token), "", r#"{"count": 3}"#, Some("report-1"))
+        .await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body, first.body);
+    assert_eq!(h.balance(&t.id).await, 6);
+    // Another key is another deduction; a reused key with another count is refused.
+    let other = h
+        .verify_with(Some(&t.token), "", r#"{"count": 3}"#, Some("report-2"))
+        .await;
+    assert_eq!(other.body["balance"], 3);
+    assert_rejected(
+        &h.verify_with(Some(&t.token), "", r#"{"count": 2}"#, Some("report-1"))
+            .await,
+        400,
+        "Bad Request",
+    );
+    assert_eq!(h.balance(&t.id).await, 3);
+    // Keys are scoped by token: another token's "report-1" is its own.
+    let u = h.token("acme", 10).await;
+    let r = h
+        .verify_with(Some(&u.token), "", r#"{"count": 3}"#, Some("report-1"))
+        .await;
+    assert_eq!(r.body["balance"], 7);
+    // A rejected call is not remembered: after a top-up the same key succeeds.
+    let w = h.token("acme", 1).await;
+    assert_rejected(
+        &h.verify_with(Some(&w.token), "", r#"{"count": 2}"#, Some("k"))
+            .await,
+        403,
+        "Quota Exceeded",
+    );
+    h.admin(
+        "POST",
+        &format!("/tokens/{}/topup", w.id),
+        Some(json!({"amount": 1})),
+    )
+    .await;
+    let r = h
+        .verify_with(Some(&w.token), "", r#"{"count": 2}"#, Some("k"))
+        .await;
+    assert_eq!((r.status, r.body["balance"].as_u64()), (200, Some(0)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_verifies_never_spend_more_than_the_balance() {
+    let h = start().await;
+    let t = h.token("acme", 20).await;
+    let calls = (0..100).map(|_| {
+        let (client, base, token) = (h.client.clone(), h.base.clone(), t.token.clone());
+        tokio::spawn(async move {
+            let r = client
+                .post(format!("{base}/v1/verify"))
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            let body: serde_json::Value = r.json().await.unwrap();
+            (status, body)
+        })
+    });
+    let mut granted = Vec::new();
+    let mut refused = 0;
+    for call in calls.collect::<Vec<_>>() {
+        let (status, body) = call.await.unwrap();
+        match status {
+            200 => granted.push(body["balance"].as_u64().unwrap()),
+            403 => {
+                assert_eq!(body["error"], "Quota Exceeded");
+                refused += 1
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    granted.sort();
+    assert_eq!(granted, (0..20).collect::<Vec<u64>>(), "each balance once");
+    assert_eq!(refused, 80);
+    assert_eq!(h.balance(&t.id).await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_with_one_idempotency_key_deduct_once() {
+    let h = start().await;
+    let t = h.token("acme", 100).await;
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let (client, base, token) = (h.client.clone(), h.base.clone(), t.token.clone());
+            tokio::spawn(async move {
+                let r = client
+                    .post(format!("{base}/v1/verify"))
+                    .bearer_auth(token)
+                    .header("idempotency-key", "batch-7")
+                    .body(r#"{"count": 10}"#)
+                    .send()
+                    .await
+                    .unwrap();
+                r.json::<serde_json::Value>().await.unwrap()
+            })
+        })
+        .collect();
+    for call in calls {
+        assert_eq!(call.await.unwrap()["balance"], 90);
+    }
+    assert_eq!(h.balance(&t.id).await, 90);
+}
+
+#[tokio::test]
+async fn the_in_process_verifier_takes_the_same_path() {
+    let h = start().await;
+    let t = h.token("acme", 5).await;
+    let verifier: &dyn Verifier = h.service.as_ref();
+    let call = |count, dry_run, key: Option<&str>| VerifyCall {
+        token: t.token.clone(),
+        count,
+        dry_run,
+        idempotency_key: key.map(str::to_string),
+    };
+    let Verdict::Granted(g) = verifier.verify(call(2, false, Some("a"))).await.unwrap() else {
+        panic!("not granted")
+    };
+    assert_eq!((g.status.as_str(), g.balance), ("ok", 3));
+    let Verdict::Granted(again) = verifier.verify(call(2, false, Some("a"))).await.unwrap() else {
+        panic!("not granted")
+    };
+    assert_eq!(again, g);
+    let Verdict::Granted(dry) = verifier.verify(call(3, true, None)).await.unwrap() else {
+        panic!("not granted")
+    };
+    assert_eq!(dry.balance, 3);
+    assert_eq!(
+        verifier.verify(call(4, false, None)).await.unwrap(),
+        Verdict::Rejected(Rejection::QuotaExceeded)
+    );
+    assert_eq!(
+        verifier.verify(call(0, false, None)).await.unwrap(),
+        Verdict::Rejected(Rejection::BadRequest)
+    );
+    let mut bad = call(1, false, None);
+    bad.token = "lp_x".into();
+    assert_eq!(
+        verifier.verify(bad).await.unwrap(),
+        Verdict::Rejected(Rejection::InvalidToken)
+    );
+    // HTTP sees what the in-process calls did.
+    assert_eq!(h.balance(&t.id).await, 3);
+}
