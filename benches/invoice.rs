@@ -28,30 +28,31 @@ fn engine() -> Engine {
     )
 }
 
-/// Invoices from ../shared/bench/gen_requests.py, or a small one from the
-/// same generator's shape when it is missing (the clone alone).
+/// Invoices from ../shared/bench/gen_requests.py, or from the copy in
+/// benches/data when the clone stands alone.
 fn invoices(kind: &str, count: usize) -> Vec<Value> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("../shared/bench/gen_requests.py");
+    let shared = root.join("../shared/bench/gen_requests.py");
+    let script = if shared.exists() {
+        shared
+    } else {
+        root.join("benches/data/gen_requests.py")
+    };
     let dir = tempfile::tempdir().unwrap();
-    let ok = script.exists()
-        && Command::new("python3")
-            .arg(&script)
-            .arg("--out")
-            .arg(dir.path())
-            .arg(format!("{kind}={count}"))
-            .args(if kind == "invoice" {
-                vec!["invoice20k=0"]
-            } else {
-                vec!["invoice=0"]
-            })
-            .arg("label=0")
-            .status()
-            .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "the benchmark documents come from ../shared/bench/gen_requests.py"
-    );
+    let ok = Command::new("python3")
+        .arg(&script)
+        .arg("--out")
+        .arg(dir.path())
+        .arg(format!("{kind}={count}"))
+        .args(if kind == "invoice" {
+            vec!["invoice20k=0"]
+        } else {
+            vec!["invoice=0"]
+        })
+        .arg("label=0")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "the benchmark documents come from {}", script.display());
     (0..count)
         .map(|i| {
             let path = dir.path().join(format!("{kind}-{i:02}.json"));

@@ -1,11 +1,14 @@
 // Drives the verifier dashboard (/admin) in headless Chromium.
-// Usage: node drive.js <base-url> <admin-token>
+// Usage: node drive.js <base-url> <admin-token> [render]
+// With `render` (a full `labelpress serve`), the new token first renders a
+// label through POST /api/v1/label and the page must show the balance drop.
 // Exits non-zero on the first failed expectation; on success prints one JSON
 // line {"id", "account"} so the Rust test can check the store.
 "use strict";
 const { chromium } = require("playwright-core");
 
-const [base, admin] = process.argv.slice(2);
+const [base, admin, mode] = process.argv.slice(2);
+const renders = mode === "render";
 if (!base || !admin) {
   console.error("usage: node drive.js <base-url> <admin-token>");
   process.exit(2);
@@ -73,15 +76,38 @@ async function verify(secret, body) {
     await waitText(field(id, "status"), /^active$/, "the new token's status");
     expect((await field(id, "hint").textContent()).startsWith(secret.slice(0, 8)), "the hint is the secret's start");
 
+    let balance = 10;
+    if (renders) {
+      // Render a label with the token; usage reaches the verifier through the
+      // render node's outbox, so the page is refreshed until the balance drops.
+      const r = await fetch(base + "/api/v1/label", {
+        method: "POST",
+        headers: { Authorization: "Bearer " + secret, "Content-Type": "application/json" },
+        body: JSON.stringify({ pages: [{ size: "label_100_150", elements: [{ type: "text", x: 10, y: 10, content: "from the dashboard" }] }] }),
+      });
+      const pdf = Buffer.from(await r.arrayBuffer());
+      expect(r.status === 200 && pdf.subarray(0, 5).toString() === "%PDF-", "a PDF for the render, got " + r.status);
+      balance -= 1;
+      const deadline = Date.now() + 20000;
+      for (;;) {
+        await page.click("[data-testid=refresh]");
+        const now = (await field(id, "balance").textContent().catch(() => "")).trim();
+        if (now === String(balance)) break;
+        if (Date.now() > deadline) throw new Error(`expected the balance ${balance} after a render, found ${now}`);
+        await page.waitForTimeout(250);
+      }
+    }
+
     // Spend 3 with the secret read from the page, then refresh the list.
     const spent = await verify(secret, { count: 3 });
-    expect(spent.status === 200 && spent.body.balance === 7, "verify 200 with balance 7, got " + JSON.stringify(spent));
+    balance -= 3;
+    expect(spent.status === 200 && spent.body.balance === balance, `verify 200 with balance ${balance}, got ` + JSON.stringify(spent));
     await page.click("[data-testid=refresh]");
-    await waitText(field(id, "balance"), /^7$/, "the balance after verifying 3");
+    await waitText(field(id, "balance"), new RegExp(`^${balance}$`), "the balance after verifying 3");
 
     // A reload keeps the session (sessionStorage) and never shows the secret again.
     await page.reload();
-    await waitText(field(id, "balance"), /^7$/, "the balance after a reload");
+    await waitText(field(id, "balance"), new RegExp(`^${balance}$`), "the balance after a reload");
     expect(!(await page.content()).includes(secret), "the secret is gone after a reload");
 
     // Recent usage.
@@ -91,7 +117,8 @@ async function verify(secret, body) {
     // Top up by 5.
     await row(id).locator("[data-testid=topup-amount]").fill("5");
     await row(id).locator("[data-testid=topup]").click();
-    await waitText(field(id, "balance"), /^12$/, "the balance after a top-up");
+    balance += 5;
+    await waitText(field(id, "balance"), new RegExp(`^${balance}$`), "the balance after a top-up");
 
     // Expiry in the past makes it expired; "never" restores it.
     await row(id).locator("[data-testid=expiry-input]").fill("2020-01-01T00:00");
@@ -117,7 +144,7 @@ async function verify(secret, body) {
     expect((await verify(secret, { count: 1 })).body.error === "Invalid Token", "verify refuses a revoked token");
 
     expect(pageErrors.length === 0, "no script errors, got " + pageErrors.join("; "));
-    console.log(JSON.stringify({ id, account }));
+    console.log(JSON.stringify({ id, account, balance }));
   } finally {
     await browser.close();
   }

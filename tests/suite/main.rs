@@ -4,6 +4,7 @@ mod support;
 
 mod barcodes;
 mod cli;
+mod dashboard;
 mod document;
 mod geometry;
 mod http;
