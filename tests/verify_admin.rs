@@ -138,15 +138,21 @@ async fn status_is_active_expired_exhausted_revoked_or_banned() {
     assert_eq!(status(&expired.id), "expired");
     assert_eq!(status(&revoked.id), "revoked");
     assert_eq!(status(&banned.id), "banned");
-    // Oldest first.
-    let ids: Vec<_> = list
+    // Oldest first; tokens made within the same millisecond are in id order.
+    let order: Vec<(i64, String)> = list
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| t["id"].clone())
+        .map(|t| {
+            (
+                t["created_at"].as_i64().unwrap(),
+                t["id"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(ids[0], active.id);
-    assert_eq!(ids[4], banned.id);
+    assert_eq!(order.len(), 5);
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    assert!(order[0].0 <= order[4].0);
 }
 
 #[tokio::test]

@@ -157,10 +157,24 @@ impl SledStore {
     /// Opens (or creates) the store in `dir`. With `periodic_flush` off, only
     /// [`TokenStore::flush`] writes to disk, so durability is the caller's.
     pub fn open(dir: &Path, periodic_flush: bool) -> Result<SledStore, StoreError> {
-        let db = sled::Config::new()
+        let config = sled::Config::new()
             .path(dir)
-            .flush_every_ms(if periodic_flush { Some(500) } else { None })
-            .open()?;
+            .flush_every_ms(if periodic_flush { Some(500) } else { None });
+        // sled releases its file lock from a background thread shortly after
+        // the last handle drops, so a reopen in the same process may briefly
+        // find the lock still held: wait for it a little.
+        let mut attempts = 0;
+        let db = loop {
+            match config.open() {
+                Err(sled::Error::Io(e))
+                    if e.kind() == std::io::ErrorKind::WouldBlock && attempts < 100 =>
+                {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other?,
+            }
+        };
         Ok(SledStore {
             tokens: db.open_tree("tokens")?,
             ids: db.open_tree("token_ids")?,
