@@ -152,9 +152,11 @@ fn peak_rss_child(which: &str) -> f64 {
         .env("INVOICE_BENCH_CHILD", which)
         .output()
         .unwrap();
+    // The generator reports on stdout first; the figure is the last line.
     String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
         .unwrap_or(f64::NAN)
 }
 
