@@ -1,8 +1,10 @@
 //! labelpress: JSON document descriptions to print-exact PDF.
 //!
 //! The pipeline is the module tree: [`model`] (serde types) ->
-//! [`validate`] (rules, paths) -> [`lower`] (Typst source) -> [`engine`]
-//! (Typst World, compile, PDF export) -> [`cli`].
+//! [`validate`] (rules, paths; it calls [`layout`] for table cells, rows and
+//! the flow onto continuation sheets) -> [`lower`] (Typst source) ->
+//! [`engine`] (Typst World, compile, PDF export) -> [`cli`] and [`http`]
+//! (render route, with [`auth`] in front and [`verify`] beside it).
 pub mod api_error;
 pub mod auth;
 pub mod barcode;
