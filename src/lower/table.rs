@@ -10,8 +10,8 @@ use std::ops::Range;
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::layout::measure::Line;
-use crate::layout::table::{CellBox, Side, TableLayout};
-use crate::model::{LineCap, LineJoin, TextAlign, VerticalAlign};
+use crate::layout::table::{CellBox, TableLayout};
+use crate::model::{TextAlign, VerticalAlign};
 use crate::style::{ResolvedFill, ResolvedStroke};
 
 /// Typst's text settings for one group of lines.
@@ -131,13 +131,8 @@ impl Ctx<'_> {
         let mut groups: Vec<(&ResolvedFill, Vec<(f64, f64, f64, f64)>)> = Vec::new();
         for p in cells {
             let Some(fill) = &p.cell.fill else { continue };
-            let rects = match groups.iter_mut().find(|(f, _)| *f == fill) {
-                Some((_, rects)) => rects,
-                None => {
-                    groups.push((fill, Vec::new()));
-                    &mut groups.last_mut().expect("just pushed").1
-                }
-            };
+            let i = group_index(&mut groups, fill);
+            let rects = &mut groups[i].1;
             match rects.last_mut() {
                 Some(last)
                     if (last.1 - p.y).abs() < 1e-9
@@ -190,13 +185,8 @@ impl Ctx<'_> {
             if stroke.width <= 0.0 {
                 return;
             }
-            let segs = match groups.iter_mut().find(|(s, _)| *s == stroke) {
-                Some((_, segs)) => segs,
-                None => {
-                    groups.push((stroke, Vec::new()));
-                    &mut groups.last_mut().expect("just pushed").1
-                }
-            };
+            let i = group_index(&mut groups, stroke);
+            let segs = &mut groups[i].1;
             match segs.last_mut() {
                 // Collinear and touching: extend instead of adding.
                 Some(last)
@@ -223,17 +213,12 @@ impl Ctx<'_> {
             for c in 0..ncols {
                 let above = (r > 0).then(|| at(r - 1, c)).flatten();
                 let below = (r < visible).then(|| at(r, c)).flatten();
-                if let (Some(a), Some(b)) = (above, below) {
-                    if std::ptr::eq(a, b) {
-                        continue;
-                    }
-                }
                 let grid = if r == 0 || r == visible {
                     &t.grid.frame
                 } else {
                     &t.grid.horizontal
                 };
-                let stroke = pick(above.map(|a| &a.sides[2]), below.map(|b| &b.sides[0]), grid);
+                let stroke = edge(above.map(|a| (a, BOTTOM)), below.map(|b| (b, TOP)), grid);
                 add(stroke, (xs[c], tops[r], xs[c + 1], tops[r]));
             }
         }
@@ -242,17 +227,12 @@ impl Ctx<'_> {
             for r in 0..visible {
                 let left = (c > 0).then(|| at(r, c - 1)).flatten();
                 let right = (c < ncols).then(|| at(r, c)).flatten();
-                if let (Some(a), Some(b)) = (left, right) {
-                    if std::ptr::eq(a, b) {
-                        continue;
-                    }
-                }
                 let grid = if c == 0 || c == ncols {
                     &t.grid.frame
                 } else {
                     &t.grid.vertical
                 };
-                let stroke = pick(left.map(|a| &a.sides[1]), right.map(|b| &b.sides[3]), grid);
+                let stroke = edge(left.map(|a| (a, RIGHT)), right.map(|b| (b, LEFT)), grid);
                 add(stroke, (xs[c], tops[r], xs[c], tops[r + 1]));
             }
         }
@@ -302,13 +282,7 @@ impl Ctx<'_> {
                 color: s.color,
                 line_height: s.line_height,
             };
-            let group = match groups.iter().position(|(k, _)| *k == key) {
-                Some(i) => i,
-                None => {
-                    groups.push((key, String::new()));
-                    groups.len() - 1
-                }
-            };
+            let group = group_index(&mut groups, key);
             let (pad, off) = (text.padding, text.offset);
             let cx = p.x + pad.x + off.0;
             let cw = (p.w - 2.0 * pad.x).max(0.0);
@@ -541,16 +515,7 @@ impl SheetGrid<'_> {
 
 /// SVG attributes of a stroke, in millimetre user units.
 fn svg_stroke(svg: &mut String, s: &ResolvedStroke) {
-    let cap = match s.cap {
-        LineCap::Butt => "butt",
-        LineCap::Round => "round",
-        LineCap::Square => "square",
-    };
-    let join = match s.join {
-        LineJoin::Miter => "miter",
-        LineJoin::Round => "round",
-        LineJoin::Bevel => "bevel",
-    };
+    let (cap, join) = (ty::cap_name(s.cap), ty::join_name(s.join));
     let _ = write!(
         svg,
         "<path fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"{cap}\" stroke-linejoin=\"{join}\" stroke-miterlimit=\"{}\"",
@@ -572,22 +537,42 @@ fn svg_stroke(svg: &mut String, s: &ResolvedStroke) {
     }
 }
 
-/// The edge between two cells: the side set at the higher level wins, the
-/// lower/right cell on a tie; level 0 (nobody set it) draws the grid.
-fn pick(
-    first: Option<&Side>,
-    second: Option<&Side>,
+/// Indices into `CellBox::sides`.
+const TOP: usize = 0;
+const RIGHT: usize = 1;
+const BOTTOM: usize = 2;
+const LEFT: usize = 3;
+
+/// The line on the edge between two neighbouring slots, each a cell and the
+/// side it turns to the edge (`None` past the table). No line inside a span;
+/// otherwise the side set at the higher level wins, the lower/right cell on
+/// a tie, and level 0 (nobody set it) draws the grid.
+fn edge(
+    first: Option<(&CellBox, usize)>,
+    second: Option<(&CellBox, usize)>,
     grid: &Option<ResolvedStroke>,
 ) -> Option<ResolvedStroke> {
     let side = match (first, second) {
-        (Some(a), Some(b)) if a.level > b.level => a,
-        (_, Some(b)) => b,
-        (Some(a), None) => a,
+        (Some((a, _)), Some((b, _))) if std::ptr::eq(a, b) => return None,
+        (Some((a, sa)), Some((b, sb))) if a.sides[sa].level > b.sides[sb].level => &a.sides[sa],
+        (_, Some((b, sb))) => &b.sides[sb],
+        (Some((a, sa)), None) => &a.sides[sa],
         (None, None) => return grid.clone(),
     };
     if side.level == 0 {
         grid.clone()
     } else {
         side.stroke.clone()
+    }
+}
+
+/// Index of `key`'s group, appended (with an empty value) when new.
+fn group_index<K: PartialEq, V: Default>(groups: &mut Vec<(K, V)>, key: K) -> usize {
+    match groups.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            groups.push((key, V::default()));
+            groups.len() - 1
+        }
     }
 }

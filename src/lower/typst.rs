@@ -99,21 +99,30 @@ pub fn fill_rule(f: Option<&ResolvedFill>) -> &'static str {
     }
 }
 
+/// A line cap's name; Typst and SVG spell them the same.
+pub fn cap_name(cap: LineCap) -> &'static str {
+    match cap {
+        LineCap::Butt => "butt",
+        LineCap::Round => "round",
+        LineCap::Square => "square",
+    }
+}
+
+/// A line join's name; Typst and SVG spell them the same.
+pub fn join_name(join: LineJoin) -> &'static str {
+    match join {
+        LineJoin::Miter => "miter",
+        LineJoin::Round => "round",
+        LineJoin::Bevel => "bevel",
+    }
+}
+
 /// A Typst stroke dictionary; `none` for zero width.
 pub fn stroke(s: &ResolvedStroke) -> String {
     if s.width <= 0.0 {
         return "none".into();
     }
-    let cap = match s.cap {
-        LineCap::Butt => "butt",
-        LineCap::Round => "round",
-        LineCap::Square => "square",
-    };
-    let join = match s.join {
-        LineJoin::Miter => "miter",
-        LineJoin::Round => "round",
-        LineJoin::Bevel => "bevel",
-    };
+    let (cap, join) = (cap_name(s.cap), join_name(s.join));
     let mut out = format!(
         "(paint: {}, thickness: {}, cap: \"{cap}\", join: \"{join}\", miter-limit: {}",
         colour(s.color, s.opacity),
