@@ -209,13 +209,7 @@ impl Auth {
         token: &str,
         now: i64,
     ) -> Result<Entry, ApiError> {
-        let call = VerifyCall {
-            token: token.to_string(),
-            count: 1,
-            dry_run: true,
-            idempotency_key: None,
-        };
-        match self.verify(call).await {
+        match self.verify(VerifyCall::dry_run(token)).await {
             Ok(Verdict::Granted(granted)) => {
                 let outstanding = self.outbox.outstanding(hash).map_err(storage)?;
                 let balance = granted.balance.saturating_sub(outstanding);

@@ -104,13 +104,7 @@ impl Auth {
 impl Auth {
     /// The token's balance when it is positive (a dry run), else `None`.
     async fn balance_left(&self, token: &str) -> Option<u64> {
-        let call = VerifyCall {
-            token: token.to_string(),
-            count: 1,
-            dry_run: true,
-            idempotency_key: None,
-        };
-        match self.verify(call).await {
+        match self.verify(VerifyCall::dry_run(token)).await {
             Ok(Verdict::Granted(granted)) if granted.balance > 0 => Some(granted.balance),
             _ => None,
         }

@@ -1,13 +1,12 @@
 //! Token administration (DECISIONS section 5): the operations behind
 //! `/admin/api`, their request and answer bodies and their errors.
 
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::commit::NotDurable;
-use super::protocol::{RateLimit, RejectionBody};
+use super::protocol::RateLimit;
 use super::record::{TokenRecord, Usage};
 use super::rules;
 use super::secret::{self, TokenHash};
@@ -59,18 +58,8 @@ impl IntoResponse for AdminError {
         } else {
             self.to_string()
         };
-        let body = RejectionBody {
-            error: status.canonical_reason().unwrap_or("Error").to_string(),
-            message,
-        };
-        let mut response = (status, Json(body)).into_response();
-        if status == StatusCode::UNAUTHORIZED {
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Bearer"),
-            );
-        }
-        response
+        let error = status.canonical_reason().unwrap_or("Error").to_string();
+        super::http::error_response(status, error, message)
     }
 }
 

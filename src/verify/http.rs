@@ -70,19 +70,21 @@ impl IntoResponse for VerifyHttpError {
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
             }
         };
-        let body = RejectionBody {
-            error: error.to_string(),
-            message: self.to_string(),
-        };
-        let mut response = (status, Json(body)).into_response();
-        if status == StatusCode::UNAUTHORIZED {
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                header::HeaderValue::from_static("Bearer"),
-            );
-        }
-        response
+        error_response(status, error.to_string(), self.to_string())
     }
+}
+
+/// The verifier's error body `{error, message}`, with `WWW-Authenticate:
+/// Bearer` on a 401; the verify route and the admin API both answer with it.
+pub(crate) fn error_response(status: StatusCode, error: String, message: String) -> Response {
+    let mut response = (status, Json(RejectionBody { error, message })).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
 }
 
 /// The token of `Authorization: Bearer <token>`; `None` when absent or not

@@ -22,6 +22,19 @@ pub struct VerifyCall {
     pub idempotency_key: Option<String>,
 }
 
+impl VerifyCall {
+    /// Checks `token` for one unit without deducting: how the render node
+    /// asks on a cache miss and before reporting usage.
+    pub fn dry_run(token: &str) -> VerifyCall {
+        VerifyCall {
+            token: token.to_string(),
+            count: 1,
+            dry_run: true,
+            idempotency_key: None,
+        }
+    }
+}
+
 /// Per-token rate limit (extension field of the 200 body).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RateLimit {

@@ -57,6 +57,26 @@ pub struct Usage {
     pub balance: u64,
 }
 
+#[cfg(test)]
+impl TokenRecord {
+    /// An active record of account `acme` for unit tests.
+    pub fn sample(balance: u64) -> TokenRecord {
+        TokenRecord {
+            id: "tok_AAAAAAAAAAAA".into(),
+            hint: "lp_AAAAA".into(),
+            account: "acme".into(),
+            balance,
+            expires_at: None,
+            rate_limit: None,
+            revoked: false,
+            created_at: 0,
+            last_used_at: None,
+            usage: vec![],
+            pending_key: None,
+        }
+    }
+}
+
 impl TokenRecord {
     /// Records a deduction of `count` (already checked against the balance).
     pub fn deduct(&mut self, count: u64, now: i64) {

@@ -111,17 +111,8 @@ mod tests {
 
     fn record(balance: u64, expires_at: Option<i64>) -> TokenRecord {
         TokenRecord {
-            id: "tok_000000000000".into(),
-            hint: "lp_abcde".into(),
-            account: "acme".into(),
-            balance,
             expires_at,
-            rate_limit: None,
-            revoked: false,
-            created_at: 0,
-            last_used_at: None,
-            usage: vec![],
-            pending_key: None,
+            ..TokenRecord::sample(balance)
         }
     }
 

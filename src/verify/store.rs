@@ -423,22 +423,6 @@ impl TokenStore for SledStore {
 mod tests {
     use super::*;
 
-    fn record(balance: u64) -> TokenRecord {
-        TokenRecord {
-            id: "tok_AAAAAAAAAAAA".into(),
-            hint: "lp_AAAAA".into(),
-            account: "acme".into(),
-            balance,
-            expires_at: None,
-            rate_limit: None,
-            revoked: false,
-            created_at: 0,
-            last_used_at: None,
-            usage: vec![],
-            pending_key: None,
-        }
-    }
-
     /// Plain and keyed deductions on one record, from many threads:
     /// exactly the balance is granted, whatever the interleaving.
     #[test]
@@ -446,7 +430,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path(), false).unwrap();
         let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
-        assert!(store.insert(&hash, &record(300)).unwrap());
+        assert!(store.insert(&hash, &TokenRecord::sample(300)).unwrap());
         let granted: usize = std::thread::scope(|s| {
             let workers: Vec<_> = (0..6)
                 .map(|t| {
@@ -490,7 +474,7 @@ mod crash_tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path(), false).unwrap();
         let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
-        let mut record = tests_record(10);
+        let mut record = TokenRecord::sample(10);
         assert!(store.insert(&hash, &record).unwrap());
         let call = |key, count| Deduction {
             hash: &hash,
@@ -526,21 +510,5 @@ mod crash_tests {
         assert_eq!(store.verify(&call("b", 2)).unwrap(), Outcome::Replayed(b));
         record = store.get(&record.id).unwrap().unwrap();
         assert_eq!(record.balance, 5);
-    }
-
-    fn tests_record(balance: u64) -> TokenRecord {
-        TokenRecord {
-            id: "tok_BBBBBBBBBBBB".into(),
-            hint: "lp_01234".into(),
-            account: "acme".into(),
-            balance,
-            expires_at: None,
-            rate_limit: None,
-            revoked: false,
-            created_at: 0,
-            last_used_at: None,
-            usage: vec![],
-            pending_key: None,
-        }
     }
 }
