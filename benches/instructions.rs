@@ -15,14 +15,7 @@ fn main() {
     let mut args = std::env::args().skip(1).filter(|a| !a.starts_with('-'));
     let mode = args.next().unwrap_or_else(|| "labelpress".into());
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
-    let engine = Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        None,
-    );
+    let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
     let by_hand = include_str!("label_by_hand.typ");
     let template: serde_json::Value =
         serde_json::from_str(include_str!("../examples/label.json")).unwrap();

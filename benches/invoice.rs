@@ -18,14 +18,7 @@ use labelpress::Engine;
 use serde_json::Value;
 
 fn engine() -> Engine {
-    Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        None,
-    )
+    Engine::new(Default::default(), &FontOptions::EMBEDDED, None)
 }
 
 /// Invoices from ../shared/bench/gen_requests.py, or from the copy in

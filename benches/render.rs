@@ -86,14 +86,7 @@ fn hand_written(template: &str, doc: &serde_json::Value) -> String {
 }
 
 fn engine() -> Engine {
-    Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        None,
-    )
+    Engine::new(Default::default(), &FontOptions::EMBEDDED, None)
 }
 
 fn label(c: &mut Criterion) {

@@ -24,14 +24,7 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(if benching { 2000 } else { 20 });
-    let engine = Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        None,
-    );
+    let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
     let template: serde_json::Value =
         serde_json::from_str(include_str!("../examples/label.json")).unwrap();
     let start = std::time::Instant::now();

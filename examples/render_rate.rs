@@ -31,14 +31,7 @@ fn main() {
     };
     let body = std::fs::read(body).expect("body file");
     let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
-    let engine = Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        None,
-    );
+    let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
     // Warm-up: fonts and caches as a running server has them.
     engine.render_bytes(&body).expect("the document renders");
     let started = Instant::now();

@@ -24,6 +24,15 @@ pub struct FontOptions {
     pub dir: Option<std::path::PathBuf>,
 }
 
+impl FontOptions {
+    /// Only the embedded family: output that depends on nothing installed
+    /// (benchmarks, tests, reproducible renders).
+    pub const EMBEDDED: FontOptions = FontOptions {
+        system: false,
+        dir: None,
+    };
+}
+
 /// The fonts one engine uses; built once, shared by every render.
 pub struct Fonts {
     store: FontStore,

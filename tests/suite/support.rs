@@ -22,14 +22,7 @@ pub fn fixtures() -> PathBuf {
 /// depend on the machine's fonts; resources from tests/fixtures.
 pub static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     let resources = ResourceDir::new(&fixtures()).expect("tests/fixtures exists");
-    Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: false,
-            dir: None,
-        },
-        Some(resources),
-    )
+    Engine::new(Default::default(), &FontOptions::EMBEDDED, Some(resources))
 });
 
 /// A PDF as PyMuPDF reads it.
