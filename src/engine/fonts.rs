@@ -50,7 +50,11 @@ impl Fonts {
             dejavu::sans::bold_oblique(),
             dejavu::sans::extra_light(),
         ] {
-            for font in Font::iter(Bytes::new(data)) {
+            let data = match super::font_slim::without_license_text(data) {
+                Some(slim) => Bytes::new(slim),
+                None => Bytes::new(data),
+            };
+            for font in Font::iter(data) {
                 let info = font.info().clone();
                 store.push((font, info));
             }

@@ -1,5 +1,6 @@
 //! The engine: validation, lowering, Typst compile and PDF export behind one call.
 
+mod font_slim;
 pub mod fonts;
 pub mod memory;
 mod world;
