@@ -43,7 +43,7 @@ impl Ctx<'_> {
             Element::Circle(c) => (self.circle(c, frame), c.link.as_ref()),
             Element::Ellipse(e) => (self.ellipse(e, frame), e.link.as_ref()),
             Element::Polygon(p) => (self.polygon(p, frame), p.link.as_ref()),
-            Element::Line(l) => (self.line(l, frame), l.link.as_ref()),
+            Element::Line(l) => (self.line(l, frame, l.link.is_some()), l.link.as_ref()),
             Element::Image(i) => (self.image(i, frame), i.link.as_ref()),
             Element::Barcode(b) => (self.barcode(path, b, frame)?, b.link.as_ref()),
             Element::Link(l) => {
@@ -122,12 +122,7 @@ impl Ctx<'_> {
         if unbounded {
             body = format!("block(width: {}, {body})", mm(UNBOUNDED_WIDTH_MM));
         }
-        let _ = writeln!(
-            self.out,
-            "place(top + left, dx: {}, dy: {}, {body})",
-            mm(x),
-            mm(y)
-        );
+        let _ = writeln!(self.out, "place(dx: {}, dy: {}, {body})", mm(x), mm(y));
     }
 
     fn destination(&self, target: &LinkTarget) -> String {
@@ -169,7 +164,13 @@ impl Ctx<'_> {
         let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
         let content = self.substitute(&t.content);
         let runs = parse_rich_text(&content).unwrap_or_default();
-        let body = rotate(self.text_body(&runs, &style), t.rotation);
+        let mut body = self.text_body(&runs, &style);
+        if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
+            // Rotation reflows around the body's size: the box shrinks it to
+            // the text (a bare paragraph would span the whole wide region).
+            body = format!("box({body})");
+        }
+        let body = rotate(body, t.rotation);
         Placed {
             x,
             y: frame.origin.1 + t.y,
@@ -205,11 +206,9 @@ impl Ctx<'_> {
             ty::pt(style.size)
         );
         let mut body = runs_content(runs);
-        let mut pre = String::new();
+        let mut justify = false;
         if let Some(w) = style.width {
-            if style.align == TextAlign::Justify {
-                pre.push_str("set par(justify: true); ");
-            }
+            justify = style.align == TextAlign::Justify;
             let halign = match style.align {
                 TextAlign::Left | TextAlign::Justify => None,
                 TextAlign::Center => Some("center"),
@@ -219,10 +218,11 @@ impl Ctx<'_> {
                 body = format!("align({a}, {body})");
             }
             body = format!("box(width: {}, {body})", mm(w));
-        } else {
-            body = format!("box({body})");
         }
         if style.height.is_some() || style.overflow == TextOverflow::Clip {
+            if style.width.is_none() {
+                body = format!("box({body})");
+            }
             let valign = match style.valign {
                 VerticalAlign::Top => "top",
                 VerticalAlign::Middle => "horizon",
@@ -235,7 +235,12 @@ impl Ctx<'_> {
                 style.overflow == TextOverflow::Clip
             );
         }
-        format!("{{ set text({set}); {pre}{body} }}")
+        if justify {
+            format!("{{ set text({set}); set par(justify: true); {body} }}")
+        } else {
+            // Styles as arguments: cheaper for Typst than a set rule in a block.
+            format!("text({set}, {body})")
+        }
     }
 
     /// Arguments of the prelude's `lp-text`, which measures (shrink, ellipsis).
@@ -387,7 +392,9 @@ impl Ctx<'_> {
         }
     }
 
-    fn line(&mut self, l: &LineElement, frame: &Frame) -> Placed {
+    /// A line as its segments and markers; `boxed` wraps them in the line's
+    /// bounding box (what a link covers).
+    fn line(&mut self, l: &LineElement, frame: &Frame, boxed: bool) -> Placed {
         let stroke = self.shape_stroke(l.stroke.as_ref(), self.config.defaults.line_stroke_width);
         let (x0, y0, w, h) = bounds([(l.x1, l.y1), (l.x2, l.y2)].into_iter());
         let (ax, ay, bx, by) = (l.x1 - x0, l.y1 - y0, l.x2 - x0, l.y2 - y0);
@@ -412,42 +419,53 @@ impl Ctx<'_> {
         let (sa, sb) = (cut(start), cut(end));
         let (lax, lay) = (ax + ux * sa, ay + uy * sa);
         let (lbx, lby) = (bx - ux * sb, by - uy * sb);
-        let mut parts = Vec::new();
         let seg = |x1: f64, y1: f64, x2: f64, y2: f64, s: &str| {
             format!(
-                "place(line(start: ({}, {}), end: ({}, {}), stroke: {s}))",
+                "line(start: ({}, {}), end: ({}, {}), stroke: {s})",
                 mm(x1),
                 mm(y1),
                 mm(x2),
                 mm(y2)
             )
         };
-        match stroke.double_gap {
+        let segments = match stroke.double_gap {
             Some(gap) => {
                 // Two lines of `width`, `gap` clear space between, centred on the path.
                 let off = (gap + stroke.width) / 2.0;
                 let (nx, ny) = (-uy * off, ux * off);
                 let s = ty::stroke(&stroke);
-                parts.push(seg(lax + nx, lay + ny, lbx + nx, lby + ny, &s));
-                parts.push(seg(lax - nx, lay - ny, lbx - nx, lby - ny, &s));
+                vec![
+                    seg(lax + nx, lay + ny, lbx + nx, lby + ny, &s),
+                    seg(lax - nx, lay - ny, lbx - nx, lby - ny, &s),
+                ]
             }
-            None => parts.push(seg(lax, lay, lbx, lby, &ty::stroke(&stroke))),
-        }
+            None => vec![seg(lax, lay, lbx, lby, &ty::stroke(&stroke))],
+        };
         let solid = ResolvedStroke {
             dash: None,
             ..stroke.clone()
         };
-        for (kind, px, py, dx, dy) in [(start, ax, ay, -ux, -uy), (end, bx, by, ux, uy)] {
-            if let Some(m) = marker_shape(kind, px, py, dx, dy, size, &solid) {
-                parts.push(m);
+        let markers: Vec<String> = [(start, ax, ay, -ux, -uy), (end, bx, by, ux, uy)]
+            .into_iter()
+            .filter_map(|(kind, px, py, dx, dy)| marker_shape(kind, px, py, dx, dy, size, &solid))
+            .collect();
+        let body = match (&segments[..], markers.is_empty()) {
+            // A lone segment needs no box: it is placed at the box's corner anyway.
+            ([only], true) if !boxed => only.clone(),
+            _ => {
+                let placed: Vec<String> = segments
+                    .iter()
+                    .map(|s| format!("place({s})"))
+                    .chain(markers)
+                    .collect();
+                format!(
+                    "box(width: {}, height: {}, {{ {} }})",
+                    mm(w),
+                    mm(h),
+                    placed.join("; ")
+                )
             }
-        }
-        let body = format!(
-            "box(width: {}, height: {}, {{ {} }})",
-            mm(w),
-            mm(h),
-            parts.join("; ")
-        );
+        };
         Placed {
             x: frame.origin.0 + x0,
             y: frame.origin.1 + y0,
@@ -556,7 +574,13 @@ fn runs_content(runs: &[Run]) -> String {
         }
     };
     match runs {
-        [] => "text(\"\")".into(),
+        [] => "\"\"".into(),
+        // A string is content wherever Typst expects content.
+        [Run::Text {
+            text,
+            bold: false,
+            large: false,
+        }] => ty::string(text),
         [one] => piece(one),
         many => format!(
             "{{ {} }}",

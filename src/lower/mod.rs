@@ -95,7 +95,9 @@ pub fn lower(
         sheet: 0,
         out: String::with_capacity(8 * 1024),
     };
-    ctx.out.push_str("#import \"/prelude.typ\": *\n#set page(margin: 0pt)\n#set par(spacing: 0pt, leading: 0pt)\n");
+    // Every element is placed from the sheet's top left, whatever the text
+    // direction; set once here so each `place` call needs only its offsets.
+    ctx.out.push_str("#import \"/prelude.typ\": *\n#set page(margin: 0pt)\n#set par(spacing: 0pt, leading: 0pt)\n#set place(top + left)\n");
     ctx.document_settings();
     for (i, page) in doc.pages.iter().enumerate() {
         for sheet in 0..page.sheets.count.max(1) {

@@ -122,13 +122,21 @@ pub fn stroke(s: &ResolvedStroke) -> String {
     if s.width <= 0.0 {
         return "none".into();
     }
-    let (cap, join) = (cap_name(s.cap), join_name(s.join));
     let mut out = format!(
-        "(paint: {}, thickness: {}, cap: \"{cap}\", join: \"{join}\", miter-limit: {}",
+        "(paint: {}, thickness: {}",
         colour(s.color, s.opacity),
-        mm(s.width),
-        num(s.miter_limit)
+        mm(s.width)
     );
+    // Typst's own defaults (butt, miter, 4) cost parse and evaluation when spelled out.
+    if s.cap != LineCap::Butt {
+        let _ = write!(out, ", cap: \"{}\"", cap_name(s.cap));
+    }
+    if s.join != LineJoin::Miter {
+        let _ = write!(out, ", join: \"{}\"", join_name(s.join));
+    }
+    if s.miter_limit != 4.0 {
+        let _ = write!(out, ", miter-limit: {}", num(s.miter_limit));
+    }
     if let Some((pattern, phase)) = &s.dash {
         let lengths: Vec<String> = pattern.iter().map(|v| mm(*v)).collect();
         let _ = write!(
