@@ -21,3 +21,7 @@ pub mod validate;
 pub mod verify;
 
 pub use engine::{Engine, RenderError, Rendered};
+
+/// mimalloc for every binary built on this crate (server, CLI, benches, tests).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

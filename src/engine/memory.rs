@@ -18,11 +18,12 @@ pub fn after_render() {
     }
 }
 
-/// Returns freed heap to the OS; call when the service is idle.
+/// Returns freed heap to the OS (mimalloc also does this on its own after a
+/// short delay); for idle moments and memory measurements.
 pub fn trim() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks glibc's own arenas.
+    // SAFETY: mi_collect only walks mimalloc's own heaps; `true` forces
+    // freed pages back to the OS.
     unsafe {
-        libc::malloc_trim(0);
+        libmimalloc_sys::mi_collect(true);
     }
 }
