@@ -203,9 +203,7 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
                 num(m),
                 num(at.bar_height)
             );
-            for r in symbol.dark_runs() {
-                let _ = write!(svg, "M{} 0h{}v1h-{}z", r.x, r.w, r.w);
-            }
+            run_rects(&mut svg, &symbol, false);
         }
         Symbol::Matrix { .. } => {
             let _ = write!(
@@ -216,9 +214,7 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
                 num(at.y0),
                 num(m)
             );
-            for r in symbol.dark_runs() {
-                let _ = write!(svg, "M{} {}h{}v{}h-{}z", r.x, r.y, r.w, r.h, r.w);
-            }
+            run_rects(&mut svg, &symbol, true);
         }
         Symbol::Maxi { .. } => {
             let _ = write!(svg, "<path fill=\"{}\" d=\"", fg.hex());
@@ -270,6 +266,26 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
 }
 
 /// MaxiCode's dark hexagons (pointy-top, as the SVG renderer draws them) as subpaths.
+/// Each dark run as a closed rectangle in module units (`M x y h w v h h -w z`;
+/// 1-D bars span `y` 0..1). Thousands of integers per symbol: itoa, not `fmt`.
+fn run_rects(d: &mut String, symbol: &Symbol, two_d: bool) {
+    let (mut int, mut width) = (itoa::Buffer::new(), itoa::Buffer::new());
+    for r in symbol.dark_runs() {
+        let w = width.format(r.w);
+        d.push('M');
+        d.push_str(int.format(r.x));
+        d.push(' ');
+        d.push_str(if two_d { int.format(r.y) } else { "0" });
+        d.push('h');
+        d.push_str(w);
+        d.push('v');
+        d.push_str(if two_d { int.format(r.h) } else { "1" });
+        d.push_str("h-");
+        d.push_str(w);
+        d.push('z');
+    }
+}
+
 fn hex_paths(d: &mut String, symbol: &Symbol, x0: f64, y0: f64, m: f64) {
     let r = maxi::HEX_RADIUS * m;
     for (col, row) in symbol.dark_hexes() {
