@@ -115,6 +115,10 @@ fn cases() -> Vec<Case> {
         case("qr", "ecl Q", &[("ecl", "Q")], "QRCode"),
         case("qr", "ecl H", &[("ecl", "H"), ("version", "7")], "QRCode"),
         case("qr", "Grüße, 日本語", &[], "QRCode"),
+        // Byte mode in ISO 8859-1, alphanumeric mode.
+        case("qr", "Größe 20 €-frei: nein", &[], "QRCode"),
+        case("qr", "Größe", &[], "QRCode"),
+        case("qr", "LABEL-42 $%*+./:", &[], "QRCode"),
         case(
             "qr",
             "01234567890123456789",
