@@ -11,6 +11,7 @@ pub mod barcode;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod group_commit;
 pub mod http;
 pub mod layout;
 pub mod lower;

@@ -12,12 +12,16 @@
 //! keep it next to the count. They live in `<data-dir>/render/`, which is
 //! kept at mode 0700 (owner only).
 //! The token never appears in logs or metrics.
+//!
+//! "On disk" means a group commit: one flusher thread, whose single flush
+//! covers every render waiting at that moment (see [`crate::group_commit`]).
 
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 
 use super::TokenHash;
+use crate::group_commit::{Durable, GroupCommit};
 
 /// Usage of one token waiting to be reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,9 +34,18 @@ pub struct Batch {
 }
 
 pub struct Outbox {
-    db: sled::Db,
+    commit: GroupCommit<SledDb>,
     pending: sled::Tree,
     inflight: sled::Tree,
+}
+
+/// The render node's sled database, flushed by the group commit.
+struct SledDb(sled::Db);
+
+impl Durable for SledDb {
+    fn flush(&self) -> Result<(), String> {
+        self.0.flush().map(|_| ()).map_err(|e| e.to_string())
+    }
 }
 
 fn decode(bytes: &[u8]) -> Option<Batch> {
@@ -46,7 +59,7 @@ fn encode(batch: &Batch) -> Vec<u8> {
 impl Outbox {
     pub fn open(db: &sled::Db) -> sled::Result<Outbox> {
         Ok(Outbox {
-            db: db.clone(),
+            commit: GroupCommit::start("outbox-flush", std::sync::Arc::new(SledDb(db.clone())))?,
             pending: db.open_tree("usage_pending")?,
             inflight: db.open_tree("usage_inflight")?,
         })
@@ -63,7 +76,7 @@ impl Outbox {
             batch.count += 1;
             Some(encode(&batch))
         })?;
-        self.db.flush_async().await?;
+        self.durable().await?;
         Ok(())
     }
 
@@ -126,7 +139,7 @@ impl Outbox {
             Err(TransactionError::Storage(e)) => return Err(e),
         };
         if batch.is_some() {
-            self.db.flush_async().await?;
+            self.durable().await?;
         }
         Ok(batch)
     }
@@ -136,7 +149,7 @@ impl Outbox {
         let current = self.inflight.get(hash.0)?.and_then(|v| decode(&v));
         if current.is_some_and(|b| b.key.as_deref() == Some(key)) {
             self.inflight.remove(hash.0)?;
-            self.db.flush_async().await?;
+            self.durable().await?;
         }
         Ok(())
     }
@@ -150,13 +163,21 @@ impl Outbox {
             batch.count = count.min(batch.count);
             batch.key = Some(uuid::Uuid::new_v4().to_string());
             self.inflight.insert(hash.0, encode(&batch))?;
-            self.db.flush_async().await?;
+            self.durable().await?;
         }
         Ok(())
     }
 
     pub async fn flush(&self) -> sled::Result<()> {
-        self.db.flush_async().await.map(|_| ())
+        self.durable().await
+    }
+
+    /// Returns once every write made before the call is on disk.
+    async fn durable(&self) -> sled::Result<()> {
+        self.commit
+            .durable()
+            .await
+            .map_err(|e| sled::Error::Io(std::io::Error::other(e)))
     }
 }
 

@@ -5,13 +5,13 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
-use super::commit::NotDurable;
 use super::protocol::RateLimit;
 use super::record::{TokenRecord, Usage};
 use super::rules;
 use super::secret::{self, TokenHash};
 use super::service::VerifyService;
 use super::store::{StoreError, UpdateError};
+use crate::group_commit::NotDurable;
 
 /// Longest account name.
 pub const MAX_ACCOUNT_LEN: usize = 128;

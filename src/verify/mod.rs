@@ -20,7 +20,6 @@
 //! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`).
 pub mod admin;
 pub mod cli;
-pub mod commit;
 pub mod http;
 pub mod protocol;
 pub mod record;

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::commit::{GroupCommit, NotDurable};
 use super::protocol::{Rejection, Verdict, Verifier, VerifyCall, VerifyFuture};
 use super::rules;
 use super::secret::{self, TokenHash};
 use super::store::{Deduction, Outcome, SledStore, StoreError, TokenStore};
 use super::Unavailable;
+use crate::group_commit::{Durable, GroupCommit, NotDurable};
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
@@ -50,9 +50,30 @@ impl Default for VerifyOptions {
     }
 }
 
+/// The token store as the group commit sees it: flushed for waiting
+/// answers, its expired idempotency answers forgotten hourly.
+struct StoreDurability(Arc<dyn TokenStore>);
+
+impl Durable for StoreDurability {
+    fn flush(&self) -> Result<(), String> {
+        self.0.flush().map_err(|e| e.to_string())
+    }
+
+    fn upkeep(&self) {
+        match self
+            .0
+            .prune_idempotency(rules::now_ms() - rules::IDEMPOTENCY_TTL_MS)
+        {
+            Ok(n) if n > 0 => tracing::info!(pruned = n, "verifier: idempotency keys expired"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "verifier: idempotency pruning failed"),
+        }
+    }
+}
+
 pub struct VerifyService {
     pub(crate) store: Arc<dyn TokenStore>,
-    commit: GroupCommit,
+    commit: GroupCommit<StoreDurability>,
     admin_token: String,
     admin_digest: [u8; 32],
     durable: bool,
@@ -88,10 +109,9 @@ impl VerifyService {
             &data_dir.join("verifier"),
             !options.durable,
         )?);
-        if let Err(e) = store.prune_idempotency(rules::now_ms() - rules::IDEMPOTENCY_TTL_MS) {
-            tracing::warn!(error = %e, "verifier: idempotency pruning failed");
-        }
-        let commit = GroupCommit::start(store.clone()).map_err(io(data_dir))?;
+        let durability = Arc::new(StoreDurability(store.clone()));
+        durability.upkeep();
+        let commit = GroupCommit::start("verify-flush", durability).map_err(io(data_dir))?;
         Ok(Arc::new(VerifyService {
             store,
             commit,

@@ -1,6 +1,13 @@
 //! Group commit: one flusher thread makes writes durable for many callers
 //! at once, so the cost of a disk sync is shared by every request waiting
-//! on it instead of being paid per request.
+//! on it instead of being paid per request. The verifier's token store and
+//! the render node's usage outbox both use it.
+//!
+//! It is also the only caller of a store's flush. sled 0.34's `flush_async`
+//! runs each flush as a job on sled's own small thread pool, and the jobs
+//! wait for I/O that is queued on that same pool: under load (renders
+//! answered at ~500/s) every pool thread ended up waiting and the server
+//! hung. One thread calling the blocking flush cannot deadlock that way.
 //!
 //! A caller finishes its write, takes a ticket (a sequence number issued
 //! after the write) and waits until the flushed sequence reaches it. The
@@ -16,14 +23,20 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::rules;
-use super::store::TokenStore;
+/// Something whose writes become durable with one flush.
+pub trait Durable: Send + Sync + 'static {
+    /// Makes every write so far durable.
+    fn flush(&self) -> Result<(), String>;
 
-/// How often idle periods are used to forget old idempotency answers.
-const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+    /// Upkeep run on the flusher thread about every [`Durable::UPKEEP_EVERY`]
+    /// (e.g. forgetting expired entries); nothing by default.
+    fn upkeep(&self) {}
+
+    const UPKEEP_EVERY: Duration = Duration::from_secs(3600);
+}
 
 #[derive(Debug, thiserror::Error)]
-#[error("the token store could not be flushed to disk")]
+#[error("the store could not be flushed to disk")]
 pub struct NotDurable;
 
 #[derive(Debug, Clone, Copy)]
@@ -32,8 +45,8 @@ struct Flushed {
     ok: bool,
 }
 
-struct Shared {
-    store: Arc<dyn TokenStore>,
+struct Shared<D: ?Sized> {
+    target: Arc<D>,
     /// Tickets issued so far.
     issued: AtomicU64,
     /// `true` once the owner is gone: flush what is left, then stop.
@@ -42,27 +55,26 @@ struct Shared {
     flushed: watch::Sender<Flushed>,
 }
 
-pub struct GroupCommit {
-    shared: Arc<Shared>,
+pub struct GroupCommit<D: Durable> {
+    shared: Arc<Shared<D>>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl GroupCommit {
-    pub fn start(store: Arc<dyn TokenStore>) -> std::io::Result<GroupCommit> {
+impl<D: Durable> GroupCommit<D> {
+    /// Starts the flusher thread, named `name`.
+    pub fn start(name: &str, target: Arc<D>) -> std::io::Result<GroupCommit<D>> {
         let (flushed, _) = watch::channel(Flushed { seq: 0, ok: true });
         let shared = Arc::new(Shared {
-            store,
+            target,
             issued: AtomicU64::new(0),
             stop: Mutex::new(false),
             wake: Condvar::new(),
             flushed,
         });
-        let thread = std::thread::Builder::new()
-            .name("verify-flush".into())
-            .spawn({
-                let shared = shared.clone();
-                move || flusher(&shared)
-            })?;
+        let thread = std::thread::Builder::new().name(name.into()).spawn({
+            let shared = shared.clone();
+            move || flusher(&shared)
+        })?;
         Ok(GroupCommit {
             shared,
             thread: Some(thread),
@@ -94,7 +106,7 @@ impl GroupCommit {
     }
 }
 
-impl Drop for GroupCommit {
+impl<D: Durable> Drop for GroupCommit<D> {
     fn drop(&mut self) {
         *self
             .shared
@@ -108,9 +120,9 @@ impl Drop for GroupCommit {
     }
 }
 
-fn flusher(shared: &Shared) {
+fn flusher<D: Durable>(shared: &Shared<D>) {
     let mut flushed = 0;
-    let mut last_prune = Instant::now();
+    let mut last_upkeep = Instant::now();
     loop {
         let stop = {
             let mut stop = shared.stop.lock().unwrap_or_else(PoisonError::into_inner);
@@ -129,81 +141,42 @@ fn flusher(shared: &Shared) {
         // Read before flushing: these tickets were issued after their writes.
         let target = shared.issued.load(Ordering::SeqCst);
         if target > flushed {
-            let ok = match shared.store.flush() {
+            let ok = match shared.target.flush() {
                 Ok(()) => true,
                 Err(e) => {
-                    tracing::error!(error = %e, "verifier: flush failed");
+                    tracing::error!(error = %e, "group commit: flush failed");
                     false
                 }
             };
             flushed = target;
             shared.flushed.send_replace(Flushed { seq: target, ok });
         } else if stop {
-            // Nothing left: make sure the last writes of admins or dry runs
-            // that took no ticket reach the disk too.
-            let _ = shared.store.flush();
+            // Nothing left: make sure writes that took no ticket (admin
+            // changes, dry runs) reach the disk too.
+            let _ = shared.target.flush();
             return;
         }
-        if last_prune.elapsed() >= PRUNE_EVERY {
-            last_prune = Instant::now();
-            match shared
-                .store
-                .prune_idempotency(rules::now_ms() - rules::IDEMPOTENCY_TTL_MS)
-            {
-                Ok(n) if n > 0 => tracing::info!(pruned = n, "verifier: idempotency keys expired"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "verifier: idempotency pruning failed"),
-            }
+        if last_upkeep.elapsed() >= D::UPKEEP_EVERY {
+            last_upkeep = Instant::now();
+            shared.target.upkeep();
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
-    use crate::verify::record::TokenRecord;
-    use crate::verify::secret::TokenHash;
-    use crate::verify::store::{Deduction, Outcome, StoreError, UpdateError};
 
-    /// A store whose flush is slow and counted; nothing else is called.
+    /// A store whose flush is slow and counted.
     #[derive(Default)]
     struct SlowDisk {
         flushes: AtomicUsize,
     }
 
-    impl TokenStore for SlowDisk {
-        fn verify(&self, _: &Deduction<'_>) -> Result<Outcome, StoreError> {
-            unreachable!()
-        }
-        fn insert(&self, _: &TokenHash, _: &TokenRecord) -> Result<bool, StoreError> {
-            unreachable!()
-        }
-        fn get(&self, _: &str) -> Result<Option<TokenRecord>, StoreError> {
-            unreachable!()
-        }
-        fn update(
-            &self,
-            _: &str,
-            _: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
-        ) -> Result<TokenRecord, UpdateError> {
-            unreachable!()
-        }
-        fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
-            unreachable!()
-        }
-        fn banned_accounts(&self) -> Result<HashSet<String>, StoreError> {
-            unreachable!()
-        }
-        fn set_banned(&self, _: &str, _: bool) -> Result<(), StoreError> {
-            unreachable!()
-        }
-        fn prune_idempotency(&self, _: i64) -> Result<usize, StoreError> {
-            Ok(0)
-        }
-        fn flush(&self) -> Result<(), StoreError> {
+    impl Durable for SlowDisk {
+        fn flush(&self) -> Result<(), String> {
             std::thread::sleep(Duration::from_millis(30));
             self.flushes.fetch_add(1, Ordering::SeqCst);
             Ok(())
@@ -213,7 +186,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_waiters_share_flushes() {
         let disk = Arc::new(SlowDisk::default());
-        let commit = Arc::new(GroupCommit::start(disk.clone()).unwrap());
+        let commit = Arc::new(GroupCommit::start("test-flush", disk.clone()).unwrap());
         let waiters: Vec<_> = (0..200)
             .map(|_| {
                 let commit = commit.clone();
