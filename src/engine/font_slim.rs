@@ -1,24 +1,52 @@
-//! Drops the licence text from an embedded font's `name` table.
+//! Slims the embedded fonts before Typst sees them.
 //!
-//! The PDF exporter copies a font's `name` table whole into every subset it
-//! embeds, and compresses it in every render. DejaVu Sans carries its
-//! licence text there (name id 13, about 9.5 KB per face), half of each
-//! subset's bytes: every label paid for deflating it twice. Subsetters such
-//! as fontTools and HarfBuzz drop that record by default; so do we. The
-//! copyright notice (id 0) and the licence URL (id 14) stay, and nothing
-//! that Typst or the PDF reads (glyphs, metrics, family names) changes.
+//! The PDF exporter copies a font's `name` and `post` tables into every
+//! subset it embeds and processes them on every render:
+//! - DejaVu Sans carries its licence text in `name` (id 13, about 9.5 KB per
+//!   face): half of each subset's bytes, deflated twice per label.
+//! - `post` holds a name for every glyph (format 2), which the subsetter
+//!   walks on every render (0.5 M instructions per label). A PDF needs no
+//!   glyph names: text extraction uses the ToUnicode map.
+//!
+//! Subsetters such as fontTools (pyftsubset) drop both by default; so do we.
+//! The copyright notice (name id 0), the licence URL (id 14) and the `post`
+//! header (italic angle, underline metrics) stay, and nothing that Typst or
+//! the PDF reads (glyphs, metrics, family names) changes.
 
 /// Name id of the licence description.
 const LICENSE_DESCRIPTION: u16 = 13;
 
-/// The font without its licence description, or `None` when the data is not a
-/// single sfnt font with such a record (collections and unusual layouts are
-/// left as they are).
-pub fn without_license_text(font: &[u8]) -> Option<Vec<u8>> {
+/// `post` table version 3.0: the header only, no glyph names.
+const POST_V3: u32 = 0x0003_0000;
+const POST_HEADER_LEN: usize = 32;
+
+/// The font without its licence description and glyph names, or `None` when
+/// the data is not a single sfnt font or has neither (collections and
+/// unusual layouts are left as they are).
+pub fn slimmed(font: &[u8]) -> Option<Vec<u8>> {
     let tables = table_directory(font)?;
-    let name = tables.iter().find(|t| &t.tag == b"name")?;
-    let slim_name = name_without(slice(font, name.offset, name.length)?, LICENSE_DESCRIPTION)?;
-    Some(rebuild(font, &tables, b"name", &slim_name))
+    let table = |tag: &[u8; 4]| {
+        let t = tables.iter().find(|t| &t.tag == tag)?;
+        slice(font, t.offset, t.length)
+    };
+    let mut replaced: Vec<([u8; 4], Vec<u8>)> = Vec::new();
+    if let Some(name) = table(b"name").and_then(|n| name_without(n, LICENSE_DESCRIPTION)) {
+        replaced.push((*b"name", name));
+    }
+    if let Some(post) = table(b"post").and_then(post_without_names) {
+        replaced.push((*b"post", post));
+    }
+    (!replaced.is_empty()).then(|| rebuild(font, &tables, &replaced))
+}
+
+/// The `post` header as version 3.0; `None` when it already is or is too short.
+fn post_without_names(post: &[u8]) -> Option<Vec<u8>> {
+    if post.len() < POST_HEADER_LEN || u32_at(post, 0)? == POST_V3 {
+        return None;
+    }
+    let mut header = post[..POST_HEADER_LEN].to_vec();
+    header[..4].copy_from_slice(&POST_V3.to_be_bytes());
+    Some(header)
 }
 
 /// One entry of the sfnt table directory.
@@ -98,17 +126,16 @@ fn name_without(name: &[u8], drop_id: u16) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The font with table `tag` replaced by `data`: tables laid out again on
-/// 4-byte boundaries, checksums and `head.checkSumAdjustment` recomputed.
-fn rebuild(font: &[u8], tables: &[Table], tag: &[u8; 4], data: &[u8]) -> Vec<u8> {
+/// The font with the `replaced` tables: tables laid out again on 4-byte
+/// boundaries, checksums and `head.checkSumAdjustment` recomputed.
+fn rebuild(font: &[u8], tables: &[Table], replaced: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
     let header_len = 12 + 16 * tables.len();
     let mut out = font[..header_len].to_vec();
     let mut head_at = None;
     for (i, table) in tables.iter().enumerate() {
-        let body = if &table.tag == tag {
-            data
-        } else {
-            &font[table.offset..table.offset + table.length]
+        let body = match replaced.iter().find(|(tag, _)| *tag == table.tag) {
+            Some((_, data)) => data.as_slice(),
+            None => &font[table.offset..table.offset + table.length],
         };
         let offset = out.len();
         out.extend_from_slice(body);
@@ -169,9 +196,9 @@ mod tests {
     }
 
     #[test]
-    fn dejavu_loses_only_its_license_text() {
+    fn dejavu_loses_only_its_license_text_and_glyph_names() {
         let original = dejavu::sans::regular();
-        let slim = without_license_text(original).expect("DejaVu has a licence record");
+        let slim = slimmed(original).expect("DejaVu has a licence record");
         assert!(
             slim.len() + 9_000 < original.len(),
             "{} vs {}",
@@ -197,7 +224,7 @@ mod tests {
         let new = table_directory(&slim).unwrap();
         for (a, b) in old.iter().zip(&new) {
             assert_eq!(a.tag, b.tag);
-            if &a.tag != b"name" && &a.tag != b"head" {
+            if !matches!(&a.tag, b"name" | b"head" | b"post") {
                 assert_eq!(
                     slice(original, a.offset, a.length),
                     slice(&slim, b.offset, b.length)
@@ -205,6 +232,17 @@ mod tests {
             }
         }
         assert_eq!(checksum(&slim), 0xB1B0_AFBA);
+
+        // `post`: version 3.0, the rest of the header as it was.
+        let post = |font: &[u8], dir: &[Table]| {
+            let t = dir.iter().find(|t| &t.tag == b"post").unwrap();
+            slice(font, t.offset, t.length).unwrap().to_vec()
+        };
+        let (old_post, new_post) = (post(original, &old), post(&slim, &new));
+        assert_eq!(u32_at(&old_post, 0), Some(0x0002_0000));
+        assert_eq!(new_post.len(), POST_HEADER_LEN);
+        assert_eq!(u32_at(&new_post, 0), Some(POST_V3));
+        assert_eq!(new_post[4..], old_post[4..POST_HEADER_LEN]);
 
         // Typst reads the same family, glyphs and advances.
         let instance = |data: Vec<u8>| {
@@ -228,11 +266,11 @@ mod tests {
 
     #[test]
     fn other_data_is_left_alone() {
-        assert!(without_license_text(b"").is_none());
-        assert!(without_license_text(b"ttcf\0\0\0\0").is_none());
+        assert!(slimmed(b"").is_none());
+        assert!(slimmed(b"ttcf\0\0\0\0").is_none());
         // A directory pointing past the end of the data.
         let mut broken = vec![0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
         broken.extend_from_slice(b"name\0\0\0\0\0\0\xff\xff\0\0\0\x10");
-        assert!(without_license_text(&broken).is_none());
+        assert!(slimmed(&broken).is_none());
     }
 }

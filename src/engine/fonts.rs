@@ -50,7 +50,7 @@ impl Fonts {
             dejavu::sans::bold_oblique(),
             dejavu::sans::extra_light(),
         ] {
-            let data = match super::font_slim::without_license_text(data) {
+            let data = match super::font_slim::slimmed(data) {
                 Some(slim) => Bytes::new(slim),
                 None => Bytes::new(data),
             };
