@@ -203,7 +203,7 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
                 num(m),
                 num(at.bar_height)
             );
-            run_rects(&mut svg, &symbol, false);
+            run_rects(&mut svg, &symbol);
         }
         Symbol::Matrix { .. } => {
             let _ = write!(
@@ -214,7 +214,7 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
                 num(at.y0),
                 num(m)
             );
-            run_rects(&mut svg, &symbol, true);
+            run_rects(&mut svg, &symbol);
         }
         Symbol::Maxi { .. } => {
             let _ = write!(svg, "<path fill=\"{}\" d=\"", fg.hex());
@@ -265,27 +265,28 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
     ))
 }
 
-/// MaxiCode's dark hexagons (pointy-top, as the SVG renderer draws them) as subpaths.
 /// Each dark run as a closed rectangle in module units (`M x y h w v h h -w z`;
-/// 1-D bars span `y` 0..1). Thousands of integers per symbol: itoa, not `fmt`.
-fn run_rects(d: &mut String, symbol: &Symbol, two_d: bool) {
+/// 1-D bars are runs at y 0 of height 1). Thousands of integers per symbol:
+/// itoa, not `fmt`.
+fn run_rects(d: &mut String, symbol: &Symbol) {
     let (mut int, mut width) = (itoa::Buffer::new(), itoa::Buffer::new());
     for r in symbol.dark_runs() {
         let w = width.format(r.w);
         d.push('M');
         d.push_str(int.format(r.x));
         d.push(' ');
-        d.push_str(if two_d { int.format(r.y) } else { "0" });
+        d.push_str(int.format(r.y));
         d.push('h');
         d.push_str(w);
         d.push('v');
-        d.push_str(if two_d { int.format(r.h) } else { "1" });
+        d.push_str(int.format(r.h));
         d.push_str("h-");
         d.push_str(w);
         d.push('z');
     }
 }
 
+/// MaxiCode's dark hexagons (pointy-top, as the SVG renderer draws them) as subpaths.
 fn hex_paths(d: &mut String, symbol: &Symbol, x0: f64, y0: f64, m: f64) {
     let r = maxi::HEX_RADIUS * m;
     for (col, row) in symbol.dark_hexes() {
