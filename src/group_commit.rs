@@ -25,8 +25,11 @@ use tokio::sync::watch;
 
 /// Something whose writes become durable with one flush.
 pub trait Durable: Send + Sync + 'static {
+    /// Why a flush failed (logged by the flusher).
+    type Error: std::fmt::Display;
+
     /// Makes every write so far durable.
-    fn flush(&self) -> Result<(), String>;
+    fn flush(&self) -> Result<(), Self::Error>;
 
     /// Upkeep run on the flusher thread about every [`Durable::UPKEEP_EVERY`]
     /// (e.g. forgetting expired entries); nothing by default.
@@ -176,7 +179,9 @@ mod tests {
     }
 
     impl Durable for SlowDisk {
-        fn flush(&self) -> Result<(), String> {
+        type Error = std::convert::Infallible;
+
+        fn flush(&self) -> Result<(), Self::Error> {
             std::thread::sleep(Duration::from_millis(30));
             self.flushes.fetch_add(1, Ordering::SeqCst);
             Ok(())

@@ -43,8 +43,10 @@ pub struct Outbox {
 struct SledDb(sled::Db);
 
 impl Durable for SledDb {
-    fn flush(&self) -> Result<(), String> {
-        self.0.flush().map(|_| ()).map_err(|e| e.to_string())
+    type Error = sled::Error;
+
+    fn flush(&self) -> sled::Result<()> {
+        self.0.flush().map(|_| ())
     }
 }
 
@@ -76,7 +78,7 @@ impl Outbox {
             batch.count += 1;
             Some(encode(&batch))
         })?;
-        self.durable().await?;
+        self.flush().await?;
         Ok(())
     }
 
@@ -139,7 +141,7 @@ impl Outbox {
             Err(TransactionError::Storage(e)) => return Err(e),
         };
         if batch.is_some() {
-            self.durable().await?;
+            self.flush().await?;
         }
         Ok(batch)
     }
@@ -149,7 +151,7 @@ impl Outbox {
         let current = self.inflight.get(hash.0)?.and_then(|v| decode(&v));
         if current.is_some_and(|b| b.key.as_deref() == Some(key)) {
             self.inflight.remove(hash.0)?;
-            self.durable().await?;
+            self.flush().await?;
         }
         Ok(())
     }
@@ -163,17 +165,13 @@ impl Outbox {
             batch.count = count.min(batch.count);
             batch.key = Some(uuid::Uuid::new_v4().to_string());
             self.inflight.insert(hash.0, encode(&batch))?;
-            self.durable().await?;
+            self.flush().await?;
         }
         Ok(())
     }
 
-    pub async fn flush(&self) -> sled::Result<()> {
-        self.durable().await
-    }
-
     /// Returns once every write made before the call is on disk.
-    async fn durable(&self) -> sled::Result<()> {
+    pub async fn flush(&self) -> sled::Result<()> {
         self.commit
             .durable()
             .await

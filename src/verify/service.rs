@@ -55,8 +55,10 @@ impl Default for VerifyOptions {
 struct StoreDurability(Arc<dyn TokenStore>);
 
 impl Durable for StoreDurability {
-    fn flush(&self) -> Result<(), String> {
-        self.0.flush().map_err(|e| e.to_string())
+    type Error = StoreError;
+
+    fn flush(&self) -> Result<(), StoreError> {
+        self.0.flush()
     }
 
     fn upkeep(&self) {
