@@ -266,14 +266,10 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 admin_token: args.admin_token,
                 verifier: None,
             };
-            // Blocking threads run validation and renders. Each keeps its own
-            // allocator heap of a render's working set, so their number is
-            // what the server's RSS scales with: enough for every render slot
-            // plus validations waiting on them, not tokio's default of 512.
-            let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+            let blocking_threads = options.config.limits.blocking_threads();
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
-                .max_blocking_threads(2 * cores + 2)
+                .max_blocking_threads(blocking_threads)
                 .build()
                 .map_err(|e| e.to_string())?;
             runtime.block_on(crate::http::serve(args.listen, options))?;

@@ -150,6 +150,14 @@ impl Limits {
             n => n,
         }
     }
+
+    /// Blocking threads the server may use: one per render slot, as many
+    /// again for validations waiting on them, and two spare. Each keeps its
+    /// own allocator heap of a render's working set, so this bounds the
+    /// server's RSS (tokio's default is 512).
+    pub fn blocking_threads(&self) -> usize {
+        2 * self.render_slots() + 2
+    }
 }
 
 impl RuntimeConfig {
@@ -176,4 +184,21 @@ pub fn page_preset(name: &str) -> Option<(f64, f64)> {
         .iter()
         .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
         .map(|&(_, w, h)| (w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocking_threads_follow_the_configured_render_slots() {
+        let limits = Limits {
+            render_concurrency: 8,
+            ..Limits::default()
+        };
+        assert_eq!(limits.render_slots(), 8);
+        assert_eq!(limits.blocking_threads(), 18);
+        let per_core = Limits::default();
+        assert_eq!(per_core.blocking_threads(), 2 * per_core.render_slots() + 2);
+    }
 }
