@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use crate::layout::FaceMetrics;
 
@@ -40,24 +40,32 @@ pub struct Fonts {
     faces: Mutex<HashMap<(String, u16), Arc<FaceMetrics>>>,
 }
 
+/// The embedded DejaVu faces, slimmed and parsed once per process: every
+/// engine (tests and benches make many) shares them.
+static EMBEDDED: LazyLock<Vec<Font>> = LazyLock::new(|| {
+    [
+        dejavu::sans::regular(),
+        dejavu::sans::bold(),
+        dejavu::sans::oblique(),
+        dejavu::sans::bold_oblique(),
+        dejavu::sans::extra_light(),
+    ]
+    .into_iter()
+    .flat_map(|data| {
+        let data = match super::font_slim::slimmed(data) {
+            Some(slim) => Bytes::new(slim),
+            None => Bytes::new(data),
+        };
+        Font::iter(data)
+    })
+    .collect()
+});
+
 impl Fonts {
     pub fn load(options: &FontOptions) -> Fonts {
         let mut store = FontStore::new();
-        for data in [
-            dejavu::sans::regular(),
-            dejavu::sans::bold(),
-            dejavu::sans::oblique(),
-            dejavu::sans::bold_oblique(),
-            dejavu::sans::extra_light(),
-        ] {
-            let data = match super::font_slim::slimmed(data) {
-                Some(slim) => Bytes::new(slim),
-                None => Bytes::new(data),
-            };
-            for font in Font::iter(data) {
-                let info = font.info().clone();
-                store.push((font, info));
-            }
+        for font in EMBEDDED.iter() {
+            store.push((font.clone(), font.info().clone()));
         }
         if let Some(dir) = &options.dir {
             store.extend(typst_kit::fonts::scan(Path::new(dir)));
