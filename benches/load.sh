@@ -6,6 +6,10 @@
 # same run; then /v1/verify throughput.
 #
 # Usage: benches/load.sh            (LOAD_SECONDS, LOAD_CONCURRENCY override)
+# The load generator shares the machine's cores with the server, so the
+# cheapest one available is used: wrk (Debian package `wrk`, about 4% of one
+# core at 1,800 renders/s) when installed, else examples/loadgen.rs (reqwest,
+# about ten times that).
 # Binaries come from the dev profile (dependencies at opt-level 2, the crate at
 # 1): a release build of typst takes 20 minutes. Figures are for that profile.
 set -euo pipefail
@@ -68,6 +72,18 @@ print(json.load(urllib.request.urlopen(req))["token"])
 PY
 )
 
+# load URL BODY_FILE SECONDS: one JSON line (requests, ok, errors, rps, p50_ms,
+# p99_ms, statuses), from wrk or examples/loadgen.
+load() {
+    if command -v wrk >/dev/null; then
+        TOKEN="$TOKEN" BODY_FILE="$2" wrk -t1 -c"$CONCURRENCY" -d"$3"s --latency \
+            -s benches/wrk_post.lua "$1" | tail -1
+    else
+        "$BIN/examples/loadgen" "$1" "$TOKEN" "$2" "$CONCURRENCY" "$3"
+    fi
+}
+echo "load generator: $(command -v wrk >/dev/null && echo wrk || echo examples/loadgen)"
+
 # 4. Renders over HTTP, sampling the server's RSS meanwhile.
 ( peak=0; while kill -0 "$PID" 2>/dev/null; do
     rss=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status 2>/dev/null || echo 0)
@@ -77,7 +93,7 @@ PY
 SAMPLER=$!
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/"$PID"/stat; }
 CPU_BEFORE=$(cpu_ticks)
-RENDER=$("$BIN/examples/loadgen" "$BASE/api/v1/label" "$TOKEN" "$BODY" "$CONCURRENCY" "$SECONDS_RUN")
+RENDER=$(load "$BASE/api/v1/label" "$BODY" "$SECONDS_RUN")
 CPU_AFTER=$(cpu_ticks)
 echo "render over HTTP: $RENDER"
 RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
@@ -85,7 +101,7 @@ RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
 
 # 5. Verifications (real deductions, durable before each 200).
 echo '{"count": 1}' > "$DATA/verify.json"
-VERIFY=$("$BIN/examples/loadgen" "$BASE/v1/verify" "$TOKEN" "$DATA/verify.json" "$CONCURRENCY" 10)
+VERIFY=$(load "$BASE/v1/verify" "$DATA/verify.json" 10)
 echo "verify over HTTP: $VERIFY"
 kill "$SAMPLER" 2>/dev/null || true
 

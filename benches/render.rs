@@ -124,5 +124,12 @@ fn label(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, label);
+/// Single-threaded, as a render in the server runs: on a render thread
+/// whose rayon work stays on it (`engine::threads`).
+fn label_single_threaded(c: &mut Criterion) {
+    labelpress::engine::threads::become_render_thread();
+    label(c);
+}
+
+criterion_group!(benches, label_single_threaded);
 criterion_main!(benches);

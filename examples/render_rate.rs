@@ -1,11 +1,14 @@
 //! Single-thread render rate of one document, in-process (no HTTP, no auth),
-//! the baseline `benches/load.sh` compares the server against.
+//! the baseline `benches/load.sh` compares the server against. It renders on
+//! a render thread as the server does ([`labelpress::engine::threads`]), so
+//! rayon work stays on that one thread and the rate is truly single-threaded.
 //!
 //! `cargo run --example render_rate -- BODY_FILE SECONDS` prints one JSON line.
 
 use std::time::{Duration, Instant};
 
 use labelpress::engine::fonts::FontOptions;
+use labelpress::engine::threads;
 use labelpress::Engine;
 
 /// CPU seconds (user + system) this process has used so far.
@@ -32,20 +35,29 @@ fn main() {
     let body = std::fs::read(body).expect("body file");
     let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
     let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
-    // Warm-up: fonts and caches as a running server has them.
-    engine.render_bytes(&body).expect("the document renders");
-    let started = Instant::now();
-    let cpu_started = cpu_seconds();
-    let mut n = 0u64;
-    while started.elapsed() < duration {
-        engine.render_bytes(&body).expect("the document renders");
-        n += 1;
-    }
-    let elapsed = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu_started;
+    threads::become_render_thread();
+    let (n, elapsed, cpu) = measure(&engine, &body, duration);
     println!(
         "{}",
         serde_json::json!({"renders": n, "seconds": elapsed, "rps": n as f64 / elapsed,
             "cpu_ms_per_render": cpu * 1e3 / n.max(1) as f64})
     );
+}
+
+/// Renders `body` for `duration`: (renders, seconds, CPU seconds).
+fn measure(engine: &Engine, body: &[u8], duration: Duration) -> (u64, f64, f64) {
+    // Warm-up: fonts and caches as a running server has them.
+    engine.render_bytes(body).expect("the document renders");
+    let started = Instant::now();
+    let cpu_started = cpu_seconds();
+    let mut n = 0u64;
+    while started.elapsed() < duration {
+        engine.render_bytes(body).expect("the document renders");
+        n += 1;
+    }
+    (
+        n,
+        started.elapsed().as_secs_f64(),
+        cpu_seconds() - cpu_started,
+    )
 }

@@ -151,12 +151,13 @@ impl Limits {
         }
     }
 
-    /// Blocking threads the server may use: one per render slot, as many
-    /// again for validations waiting on them, and two spare. Each keeps its
-    /// own allocator heap of a render's working set, so this bounds the
-    /// server's RSS (tokio's default is 512).
+    /// Blocking threads the server may use besides its render threads: they
+    /// validate the bodies of requests the render queue refuses (so a bad
+    /// body is still 422, not 503), one per render slot and two spare. Each
+    /// keeps its own allocator heap, so this bounds the server's RSS (tokio's
+    /// default is 512).
     pub fn blocking_threads(&self) -> usize {
-        2 * self.render_slots() + 2
+        self.render_slots() + 2
     }
 }
 
@@ -197,8 +198,8 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(limits.render_slots(), 8);
-        assert_eq!(limits.blocking_threads(), 18);
+        assert_eq!(limits.blocking_threads(), 10);
         let per_core = Limits::default();
-        assert_eq!(per_core.blocking_threads(), 2 * per_core.render_slots() + 2);
+        assert_eq!(per_core.blocking_threads(), per_core.render_slots() + 2);
     }
 }

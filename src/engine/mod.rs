@@ -3,6 +3,7 @@
 mod font_slim;
 pub mod fonts;
 pub mod memory;
+pub mod threads;
 mod world;
 
 use std::sync::Arc;

@@ -1,34 +1,48 @@
-//! The bounded render pool: `slots` renders run at once on blocking threads,
-//! at most `queue` more wait, and everything past that is API-503 at once.
+//! The bounded render pool: `slots` render threads, at most `queue` jobs
+//! waiting for them, and everything past that is API-503 at once.
 //!
-//! The deadline covers waiting and rendering. A Typst compile cannot be
-//! cancelled, so at the deadline the client gets API-503 while the compile
-//! runs on in the background, still holding its slot (capacity stays honest);
-//! its result is dropped and nothing is charged.
+//! Each render thread is the only worker of its own one-thread rayon pool
+//! (see [`crate::engine::threads`]): Typst and the PDF exporter hand work to
+//! rayon, and with a private pool that work runs on the render's own thread
+//! instead of waking shared rayon workers that then spin idle beside the
+//! other renders. A thread takes the next job as soon as it finishes one, so
+//! a busy server switches threads once per request, not once per phase.
+//!
+//! The deadline covers waiting and rendering. A job still waiting at its
+//! deadline is withdrawn ([`PoolError::Deadline`] with `started: false`). A
+//! Typst compile cannot be cancelled, so a job already running goes on in the
+//! background, still holding its thread (capacity stays honest); its result
+//! is dropped and nothing is charged.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::api_error::ApiError;
 
 pub struct RenderPool {
+    shared: Arc<Shared>,
     slots: usize,
-    permits: Arc<Semaphore>,
-    waiting: AtomicUsize,
     queue: usize,
     deadline: Duration,
     retry_after_s: u64,
+    /// Kept so the threads live as long as the pool.
+    _threads: Vec<rayon::ThreadPool>,
 }
 
 /// Why [`RenderPool::run`] gave no result.
 #[derive(Debug)]
 pub enum PoolError {
     QueueFull,
-    Deadline,
+    /// The deadline passed; `started` tells whether the job had begun.
+    Deadline {
+        started: bool,
+    },
     /// The job panicked.
     Panicked,
 }
@@ -40,7 +54,7 @@ impl PoolError {
                 message: "the render queue is full".into(),
                 retry_after_s,
             },
-            PoolError::Deadline => ApiError::Overloaded {
+            PoolError::Deadline { .. } => ApiError::Overloaded {
                 message: "the render deadline was exceeded".into(),
                 retry_after_s,
             },
@@ -49,66 +63,153 @@ impl PoolError {
     }
 }
 
+/// Where a job is; whoever moves it out of `WAITING` accounts for it.
+const WAITING: u8 = 0;
+const RUNNING: u8 = 1;
+const WITHDRAWN: u8 = 2;
+
+struct Job {
+    state: Arc<AtomicU8>,
+    work: Box<dyn FnOnce() + Send>,
+}
+
+#[derive(Default)]
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// Jobs in `jobs` still `WAITING` (withdrawn ones are skipped when popped).
+    waiting: usize,
+    running: usize,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // A job never runs under the lock, so a poisoned lock holds consistent data.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next job to run, or `None` once the pool is dropped.
+    fn next(&self) -> Option<Job> {
+        let mut queue = self.lock();
+        loop {
+            while let Some(job) = queue.jobs.pop_front() {
+                if job
+                    .state
+                    .compare_exchange(WAITING, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    queue.waiting -= 1;
+                    queue.running += 1;
+                    return Some(job);
+                }
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn worker(&self) {
+        while let Some(job) = self.next() {
+            // A panic drops the job's result sender: the caller sees `Panicked`.
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(job.work));
+            crate::engine::threads::finish_local_work();
+            self.lock().running -= 1;
+        }
+    }
+}
+
 impl RenderPool {
     pub fn new(slots: usize, queue: usize, deadline: Duration, retry_after_s: u64) -> RenderPool {
         let slots = slots.max(1);
+        let shared = Arc::new(Shared::default());
+        let threads = (0..slots)
+            .map(|i| {
+                let pool = crate::engine::threads::render_thread(format!("render-{i}"));
+                let shared = shared.clone();
+                pool.spawn(move || shared.worker());
+                pool
+            })
+            .collect();
         RenderPool {
+            shared,
             slots,
-            permits: Arc::new(Semaphore::new(slots)),
-            waiting: AtomicUsize::new(0),
             queue,
             deadline,
             retry_after_s,
+            _threads: threads,
         }
     }
 
     pub fn running(&self) -> usize {
-        self.slots - self.permits.available_permits().min(self.slots)
+        self.shared.lock().running
     }
 
     pub fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::Relaxed)
+        self.shared.lock().waiting
     }
 
     pub fn retry_after_s(&self) -> u64 {
         self.retry_after_s
     }
 
-    /// Runs `job` on a blocking thread once a slot is free; `started` is when
-    /// the request's deadline began.
+    /// Runs `job` on a render thread; `started` is when the request's
+    /// deadline began.
     pub async fn run<T, F>(&self, started: Instant, job: F) -> Result<T, PoolError>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let deadline = started + self.deadline;
-        let permit = match self.permits.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) => {
-                if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.queue {
-                    self.waiting.fetch_sub(1, Ordering::SeqCst);
-                    return Err(PoolError::QueueFull);
-                }
-                let acquired =
-                    tokio::time::timeout_at(deadline, self.permits.clone().acquire_owned()).await;
-                self.waiting.fetch_sub(1, Ordering::SeqCst);
-                match acquired {
-                    Ok(Ok(permit)) => permit,
-                    Ok(Err(_)) => return Err(PoolError::Panicked),
-                    Err(_) => return Err(PoolError::Deadline),
-                }
+        let (sender, receiver) = oneshot::channel();
+        let state = Arc::new(AtomicU8::new(WAITING));
+        {
+            let mut queue = self.shared.lock();
+            let idle = self.slots.saturating_sub(queue.running + queue.waiting);
+            if idle == 0 && queue.waiting >= self.queue {
+                return Err(PoolError::QueueFull);
             }
-        };
-        let task = tokio::task::spawn_blocking(move || {
-            let out = job();
-            drop(permit);
-            out
-        });
-        match tokio::time::timeout_at(deadline, task).await {
+            queue.waiting += 1;
+            queue.jobs.push_back(Job {
+                state: state.clone(),
+                work: Box::new(move || {
+                    let _ = sender.send(job());
+                }),
+            });
+        }
+        self.shared.wake.notify_one();
+        match tokio::time::timeout_at(started + self.deadline, receiver).await {
             Ok(Ok(out)) => Ok(out),
             Ok(Err(_)) => Err(PoolError::Panicked),
-            Err(_) => Err(PoolError::Deadline),
+            Err(_) => Err(PoolError::Deadline {
+                started: !self.withdraw(&state),
+            }),
         }
+    }
+
+    /// Takes a job that has not started out of the queue; false when it has.
+    fn withdraw(&self, state: &AtomicU8) -> bool {
+        let mut queue = self.shared.lock();
+        let withdrawn = state
+            .compare_exchange(WAITING, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if withdrawn {
+            queue.waiting -= 1;
+        }
+        withdrawn
+    }
+}
+
+impl Drop for RenderPool {
+    fn drop(&mut self) {
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_all();
     }
 }
 
@@ -132,11 +233,66 @@ mod tests {
         assert_eq!(pool.running(), 1);
         let second = pool.run(Instant::now(), || ()).await;
         assert!(matches!(second, Err(PoolError::QueueFull)));
-        assert!(matches!(slow.await.unwrap(), Err(PoolError::Deadline)));
-        // The abandoned job still holds its slot until it finishes.
+        assert!(matches!(
+            slow.await.unwrap(),
+            Err(PoolError::Deadline { started: true })
+        ));
+        // The abandoned job still holds its thread until it finishes.
         assert_eq!(pool.running(), 1);
         tokio::time::sleep(Duration::from_millis(400)).await;
         assert_eq!(pool.running(), 0);
         assert_eq!(pool.run(Instant::now(), || 7).await.unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_job_still_waiting_at_its_deadline_is_withdrawn_and_never_runs() {
+        let pool = Arc::new(RenderPool::new(1, 1, Duration::from_millis(150), 1));
+        let ran = Arc::new(AtomicU8::new(0));
+        let blocker = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                pool.run(Instant::now(), || {
+                    std::thread::sleep(Duration::from_millis(300))
+                })
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let flag = ran.clone();
+        let waiting = pool.run(Instant::now(), move || flag.store(1, Ordering::SeqCst));
+        assert!(matches!(
+            waiting.await,
+            Err(PoolError::Deadline { started: false })
+        ));
+        assert_eq!(pool.waiting(), 0);
+        let _ = blocker.await;
+        // The thread is free again and skipped the withdrawn job.
+        assert_eq!(pool.run(Instant::now(), || 5).await.unwrap(), 5);
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_is_reported_and_the_thread_lives_on() {
+        let pool = RenderPool::new(1, 4, Duration::from_secs(5), 1);
+        let panicked = pool.run(Instant::now(), || panic!("boom")).await;
+        assert!(matches!(panicked, Err(PoolError::Panicked)));
+        assert_eq!(pool.running(), 0);
+        assert_eq!(pool.run(Instant::now(), || 3).await.unwrap(), 3);
+    }
+
+    #[tokio::test]
+    async fn rayon_work_of_a_job_runs_on_the_job_s_own_thread() {
+        let pool = RenderPool::new(2, 4, Duration::from_secs(5), 1);
+        let (outer, inner) = pool
+            .run(Instant::now(), || {
+                let outer = std::thread::current().id();
+                let (sender, receiver) = std::sync::mpsc::channel();
+                rayon::spawn(move || sender.send(std::thread::current().id()).unwrap());
+                crate::engine::threads::finish_local_work();
+                (outer, receiver.recv().unwrap())
+            })
+            .await
+            .unwrap();
+        assert_eq!(outer, inner);
     }
 }

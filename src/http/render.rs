@@ -6,6 +6,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, Request, State};
@@ -18,7 +19,7 @@ use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
 use crate::auth::Grant;
-use crate::engine::Engine;
+use crate::engine::{Engine, RenderError, Rendered};
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {
     let started = Instant::now();
@@ -123,31 +124,39 @@ async fn produce(
         Some(ct) => return Err(ApiError::UnsupportedMediaType(ct.to_string())),
         None => return Err(ApiError::UnsupportedMediaType("none".into())),
     }
-    // Validation is CPU work proportional to the body: off the async threads,
-    // but outside the render slots so that 400/422 answer before 503.
-    let validator = engine.clone();
-    let doc = tokio::task::spawn_blocking(move || validator.validate(&body))
-        .await
-        .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
-    let pool = &state.pool;
-    let job = move || {
-        let render_started = std::time::Instant::now();
-        let result = engine.render(&doc);
-        (result, render_started.elapsed())
+    // Validation and render run as one job on a render thread: one thread
+    // switch per request. A job the pool refuses (queue full) or withdraws
+    // unstarted (deadline) is validated on its own, so that a bad body still
+    // answers 400/422 rather than 503 (DECISIONS 2).
+    let job = {
+        let body = body.clone();
+        let engine = engine.clone();
+        move || {
+            let doc = engine.validate(&body)?;
+            let render_started = std::time::Instant::now();
+            let rendered = engine.render(&doc)?;
+            Ok((rendered, render_started.elapsed()))
+        }
     };
-    let (result, took) = match pool.run(started, job).await {
-        Ok(out) => out,
+    let pool = &state.pool;
+    let result: Result<(Rendered, Duration), RenderError> = match pool.run(started, job).await {
+        Ok(result) => result,
         Err(e) => {
-            if let PoolError::Deadline = e {
+            if let PoolError::Deadline { started: true } = e {
                 state
                     .metrics
                     .renders_abandoned
                     .fetch_add(1, Ordering::Relaxed);
             }
+            if let PoolError::QueueFull | PoolError::Deadline { started: false } = e {
+                tokio::task::spawn_blocking(move || engine.validate(&body))
+                    .await
+                    .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
+            }
             return Err(e.into_api(pool.retry_after_s()));
         }
     };
-    let rendered = result?;
+    let (rendered, took) = result?;
     state.metrics.render_seconds.observe(took);
     if let Some(auth) = &state.auth {
         auth.charge(grant).await?;

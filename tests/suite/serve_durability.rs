@@ -27,7 +27,9 @@ async fn a_crash_mid_burst_loses_no_usage_and_charges_none_twice() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = server::start(dir.path(), &[]);
     let initial = 10_000;
-    let (id, token) = server::new_token(&s.base, initial, Some((1000, 1000))).await;
+    // A rate limit no burst can reach: the server renders this small label
+    // faster than 1,000 a second.
+    let (id, token) = server::new_token(&s.base, initial, Some((1_000_000, 1_000_000))).await;
 
     let ok = Arc::new(AtomicU64::new(0));
     let unanswered = Arc::new(AtomicU64::new(0));
@@ -164,6 +166,20 @@ async fn a_full_queue_and_a_passed_deadline_answer_503_and_charge_nothing() {
         "{body}"
     );
     assert!(full.header("retry-after").is_some());
+    // A bad body is still 422 (or 400) with no slot free: the body is checked
+    // before overload is (DECISIONS 2).
+    let mut invalid = label("invalid");
+    invalid["pages"][0]["elements"][0]["colour"] = "#000000".into();
+    let body = render(b, &token, &invalid)
+        .await
+        .assert_error(422, "API-002");
+    assert!(
+        body["details"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("pages[0].elements[0]"),
+        "{body}"
+    );
     assert_eq!(
         server::metric(b, "labelpress_renders_abandoned_total").await,
         1.0

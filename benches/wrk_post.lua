@@ -1,0 +1,43 @@
+-- wrk script of benches/load.sh: POSTs BODY_FILE with the bearer TOKEN and
+-- prints the same JSON line as examples/loadgen.rs as its last line.
+local file = io.open(os.getenv("BODY_FILE"), "rb")
+wrk.method = "POST"
+wrk.body = file:read("*all")
+file:close()
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+
+local statuses = {}
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  counts = {}
+end
+
+function response(status, headers, body)
+  counts[status] = (counts[status] or 0) + 1
+end
+
+function done(summary, latency, requests)
+  -- Per-status counts from the thread's own table.
+  for _, thread in ipairs(threads) do
+    local c = thread:get("counts")
+    for status, n in pairs(c) do
+      statuses[status] = (statuses[status] or 0) + n
+    end
+  end
+  local ok = statuses[200] or 0
+  local parts = {}
+  for status, n in pairs(statuses) do
+    table.insert(parts, string.format('"%d": %d', status, n))
+  end
+  local seconds = summary.duration / 1e6
+  io.write(string.format(
+    '{"requests": %d, "ok": %d, "errors": %d, "seconds": %.3f, "rps": %.1f, "p50_ms": %.3f, "p99_ms": %.3f, "statuses": {%s}}\n',
+    summary.requests, ok, summary.requests - ok, seconds, ok / seconds,
+    latency:percentile(50) / 1e3, latency:percentile(99) / 1e3, table.concat(parts, ", ")))
+end
