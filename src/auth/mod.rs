@@ -132,7 +132,11 @@ impl Auth {
         Ok(Arc::new(Auth {
             verifier,
             cache: TokenCache::open(&db).map_err(open)?,
-            outbox: Outbox::open(&db).map_err(open)?,
+            outbox: Outbox::open(
+                &db,
+                std::time::Duration::from_micros(limits.outbox_commit_delay_us),
+            )
+            .map_err(open)?,
             limits: RateLimits::new(
                 RateLimit {
                     per_second: limits.rate_limit_per_second,

@@ -16,6 +16,8 @@
 //! "On disk" means a group commit: one flusher thread, whose single flush
 //! covers every render waiting at that moment (see [`crate::group_commit`]).
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
@@ -59,9 +61,12 @@ fn encode(batch: &Batch) -> Vec<u8> {
 }
 
 impl Outbox {
-    pub fn open(db: &sled::Db) -> sled::Result<Outbox> {
+    /// Opens the outbox's trees in `db`; its flusher waits `commit_delay`
+    /// after a charged render before it syncs (see [`crate::group_commit`]).
+    pub fn open(db: &sled::Db, commit_delay: Duration) -> sled::Result<Outbox> {
+        let store = std::sync::Arc::new(SledDb(db.clone()));
         Ok(Outbox {
-            commit: GroupCommit::start("outbox-flush", std::sync::Arc::new(SledDb(db.clone())))?,
+            commit: GroupCommit::start("outbox-flush", store, commit_delay)?,
             pending: db.open_tree("usage_pending")?,
             inflight: db.open_tree("usage_inflight")?,
         })
@@ -190,7 +195,7 @@ mod tests {
         let key;
         {
             let db = sled::open(dir.path()).unwrap();
-            let outbox = Outbox::open(&db).unwrap();
+            let outbox = Outbox::open(&db, Duration::ZERO).unwrap();
             outbox.record(&h, "lp_a").await.unwrap();
             outbox.record(&h, "lp_a").await.unwrap();
             let batch = outbox.next_batch(&h).await.unwrap().unwrap();
@@ -202,7 +207,7 @@ mod tests {
         }
         // Reopened as after a crash: the same batch, same key.
         let db = sled::open(dir.path()).unwrap();
-        let outbox = Outbox::open(&db).unwrap();
+        let outbox = Outbox::open(&db, Duration::ZERO).unwrap();
         assert_eq!(outbox.tokens(), vec![h]);
         let again = outbox.next_batch(&h).await.unwrap().unwrap();
         assert_eq!((again.count, again.key.as_deref()), (2, Some(key.as_str())));
@@ -221,7 +226,7 @@ mod tests {
     #[tokio::test]
     async fn a_shrunk_batch_gets_a_new_key() {
         let dir = tempfile::tempdir().unwrap();
-        let outbox = Outbox::open(&sled::open(dir.path()).unwrap()).unwrap();
+        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), Duration::ZERO).unwrap();
         let h = TokenHash::of("lp_b");
         for _ in 0..3 {
             outbox.record(&h, "lp_b").await.unwrap();

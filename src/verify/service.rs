@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -113,7 +114,8 @@ impl VerifyService {
         )?);
         let durability = Arc::new(StoreDurability(store.clone()));
         durability.upkeep();
-        let commit = GroupCommit::start("verify-flush", durability).map_err(io(data_dir))?;
+        let commit =
+            GroupCommit::start("verify-flush", durability, Duration::ZERO).map_err(io(data_dir))?;
         Ok(Arc::new(VerifyService {
             store,
             commit,
