@@ -266,10 +266,11 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 admin_token: args.admin_token,
                 verifier: None,
             };
-            let blocking_threads = options.config.limits.blocking_threads();
+            let limits = &options.config.limits;
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
-                .max_blocking_threads(blocking_threads)
+                .worker_threads(limits.async_threads(services.render))
+                .max_blocking_threads(limits.blocking_threads())
                 .build()
                 .map_err(|e| e.to_string())?;
             runtime.block_on(crate::http::serve(args.listen, options))?;

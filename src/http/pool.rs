@@ -217,18 +217,21 @@ impl Drop for RenderPool {
 mod tests {
     use super::*;
 
+    /// Starts a job that keeps a render thread busy for `ms`.
+    fn occupy(pool: &Arc<RenderPool>, ms: u64) -> tokio::task::JoinHandle<Result<(), PoolError>> {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            pool.run(Instant::now(), move || {
+                std::thread::sleep(Duration::from_millis(ms))
+            })
+            .await
+        })
+    }
+
     #[tokio::test]
     async fn a_full_queue_answers_at_once_and_a_slow_job_hits_the_deadline() {
         let pool = Arc::new(RenderPool::new(1, 0, Duration::from_millis(200), 1));
-        let slow = {
-            let pool = pool.clone();
-            tokio::spawn(async move {
-                pool.run(Instant::now(), || {
-                    std::thread::sleep(Duration::from_millis(500))
-                })
-                .await
-            })
-        };
+        let slow = occupy(&pool, 500);
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(pool.running(), 1);
         let second = pool.run(Instant::now(), || ()).await;
@@ -248,15 +251,7 @@ mod tests {
     async fn a_job_still_waiting_at_its_deadline_is_withdrawn_and_never_runs() {
         let pool = Arc::new(RenderPool::new(1, 1, Duration::from_millis(150), 1));
         let ran = Arc::new(AtomicU8::new(0));
-        let blocker = {
-            let pool = pool.clone();
-            tokio::spawn(async move {
-                pool.run(Instant::now(), || {
-                    std::thread::sleep(Duration::from_millis(300))
-                })
-                .await
-            })
-        };
+        let blocker = occupy(&pool, 300);
         tokio::time::sleep(Duration::from_millis(30)).await;
         let flag = ran.clone();
         let waiting = pool.run(Instant::now(), move || flag.store(1, Ordering::SeqCst));
