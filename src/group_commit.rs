@@ -184,17 +184,26 @@ mod tests {
 
     use super::*;
 
-    /// A store whose flush is slow and counted.
-    #[derive(Default)]
-    struct SlowDisk {
+    /// A store whose flushes take `sync` and are counted.
+    struct Disk {
+        sync: Duration,
         flushes: AtomicUsize,
     }
 
-    impl Durable for SlowDisk {
+    impl Disk {
+        fn new(sync_ms: u64) -> Arc<Disk> {
+            Arc::new(Disk {
+                sync: Duration::from_millis(sync_ms),
+                flushes: AtomicUsize::new(0),
+            })
+        }
+    }
+
+    impl Durable for Disk {
         type Error = std::convert::Infallible;
 
         fn flush(&self) -> Result<(), Self::Error> {
-            std::thread::sleep(Duration::from_millis(30));
+            std::thread::sleep(self.sync);
             self.flushes.fetch_add(1, Ordering::SeqCst);
             Ok(())
         }
@@ -202,7 +211,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_waiters_share_flushes() {
-        let disk = Arc::new(SlowDisk::default());
+        let disk = Disk::new(30);
         let commit =
             Arc::new(GroupCommit::start("test-flush", disk.clone(), Duration::ZERO).unwrap());
         let waiters: Vec<_> = (0..200)
@@ -226,24 +235,9 @@ mod tests {
         assert_eq!(disk.flushes.load(Ordering::SeqCst), flushes + 1);
     }
 
-    /// A store whose flush is instant and counted.
-    #[derive(Default)]
-    struct FastDisk {
-        flushes: AtomicUsize,
-    }
-
-    impl Durable for FastDisk {
-        type Error = std::convert::Infallible;
-
-        fn flush(&self) -> Result<(), Self::Error> {
-            self.flushes.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        }
-    }
-
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn writes_arriving_within_the_delay_share_one_flush() {
-        let disk = Arc::new(FastDisk::default());
+        let disk = Disk::new(0);
         let delay = Duration::from_millis(300);
         let commit = Arc::new(GroupCommit::start("test-flush", disk.clone(), delay).unwrap());
         let started = Instant::now();
