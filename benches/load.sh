@@ -3,7 +3,8 @@
 # rendered over HTTP at concurrency 8 for 30 s with a real token (in-process
 # verifier, cache, outbox, reporter all active), compared with the
 # single-thread in-process render rate of the same document measured in the
-# same run; then /v1/verify throughput.
+# same run; then 10 s of the same renders with the system token (no auth or
+# charge), and /v1/verify throughput.
 #
 # Usage: benches/load.sh            (LOAD_SECONDS, LOAD_CONCURRENCY override)
 # The load generator shares the machine's cores with the server, so the
@@ -48,7 +49,11 @@ SINGLE=$("$BIN/examples/render_rate" "$BODY" 10)
 echo "single-thread in-process render: $SINGLE"
 
 # 2. The server, all services in one process, on a fresh data dir.
-RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts &
+# The system token (no verification, no charge) separates what HTTP and the
+# render threads cost from what the durable per-render charge costs.
+SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts \
+    --system-token "$SYSTEM_TOKEN" &
 PID=$!
 python3 - "$BASE" <<'PY'
 import sys, time, urllib.request
@@ -72,14 +77,14 @@ print(json.load(urllib.request.urlopen(req))["token"])
 PY
 )
 
-# load URL BODY_FILE SECONDS: one JSON line (requests, ok, errors, rps, p50_ms,
+# [LOAD_TOKEN=...] load URL BODY_FILE SECONDS: one JSON line (requests, ok, errors, rps, p50_ms,
 # p99_ms, statuses), from wrk or examples/loadgen.
 load() {
     if command -v wrk >/dev/null; then
-        TOKEN="$TOKEN" BODY_FILE="$2" wrk -t1 -c"$CONCURRENCY" -d"$3"s --latency \
+        TOKEN="${LOAD_TOKEN:-$TOKEN}" BODY_FILE="$2" wrk -t1 -c"$CONCURRENCY" -d"$3"s --latency \
             -s benches/wrk_post.lua "$1" | tail -1
     else
-        "$BIN/examples/loadgen" "$1" "$TOKEN" "$2" "$CONCURRENCY" "$3"
+        "$BIN/examples/loadgen" "$1" "${LOAD_TOKEN:-$TOKEN}" "$2" "$CONCURRENCY" "$3"
     fi
 }
 echo "load generator: $(command -v wrk >/dev/null && echo wrk || echo examples/loadgen)"
@@ -99,17 +104,21 @@ echo "render over HTTP: $RENDER"
 RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
 RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
 
-# 5. Verifications (real deductions, durable before each 200).
+# 5. The same renders with the system token: no cache, outbox or reporter.
+UNCHARGED=$(LOAD_TOKEN="$SYSTEM_TOKEN" load "$BASE/api/v1/label" "$BODY" 10)
+echo "render over HTTP, system token: $UNCHARGED"
+
+# 6. Verifications (real deductions, durable before each 200).
 echo '{"count": 1}' > "$DATA/verify.json"
 VERIFY=$(load "$BASE/v1/verify" "$DATA/verify.json" 10)
 echo "verify over HTTP: $VERIFY"
 kill "$SAMPLER" 2>/dev/null || true
 
-python3 - "$SINGLE" "$RENDER" "$VERIFY" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$SINGLE" "$RENDER" "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
-single, render, verify = (json.loads(a) for a in sys.argv[1:4])
-cores, rss_end, rss_hwm = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-server_cpu_ms = int(sys.argv[7]) * 1000 / int(sys.argv[8]) / max(render["requests"], 1)
+single, render, verify, uncharged = (json.loads(a) for a in sys.argv[1:5])
+cores, rss_end, rss_hwm = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+server_cpu_ms = int(sys.argv[8]) * 1000 / int(sys.argv[9]) / max(render["requests"], 1)
 ideal = cores * single["rps"]
 print()
 print("| figure | value |")
@@ -118,6 +127,7 @@ print(f"| single-thread render rate (in-process) | {single['rps']:.1f}/s |")
 print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
 print(f"| p50 / p99 latency | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
 print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s) | {render['rps'] / ideal:.2f} |")
+print(f"| the same with the system token (no auth, no charge): renders/s, ratio | {uncharged['rps']:.1f}/s, {uncharged['rps'] / ideal:.2f} |")
 print(f"| CPU per render: in-process / server (HTTP, auth, outbox, reporter, verifier) | {single['cpu_ms_per_render']:.2f} ms / {server_cpu_ms:.2f} ms (ratio {single['cpu_ms_per_render'] / server_cpu_ms:.2f}) |")
 print(f"| non-200 answers | {render['errors']} {render['statuses']} |")
 print(f"| server RSS after load / peak (VmHWM) | {rss_end / 1024:.0f} MiB / {rss_hwm / 1024:.0f} MiB |")
