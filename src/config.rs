@@ -174,11 +174,10 @@ impl Limits {
     /// worker adds wake-ups on the cores the render threads need (on 2 cores,
     /// one worker rendered 4.5% more labels per second than two).
     pub fn async_threads(&self, renders: bool) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         if renders {
             (self.render_slots() / 4).max(1)
         } else {
-            cores
+            std::thread::available_parallelism().map_or(1, |n| n.get())
         }
     }
 }

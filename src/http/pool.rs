@@ -27,12 +27,11 @@ use crate::api_error::ApiError;
 
 pub struct RenderPool {
     shared: Arc<Shared>,
-    slots: usize,
+    /// One per slot; kept so the threads live as long as the pool.
+    threads: Vec<rayon::ThreadPool>,
     queue: usize,
     deadline: Duration,
     retry_after_s: u64,
-    /// Kept so the threads live as long as the pool.
-    _threads: Vec<rayon::ThreadPool>,
 }
 
 /// Why [`RenderPool::run`] gave no result.
@@ -140,11 +139,10 @@ impl RenderPool {
             .collect();
         RenderPool {
             shared,
-            slots,
+            threads,
             queue,
             deadline,
             retry_after_s,
-            _threads: threads,
         }
     }
 
@@ -171,7 +169,10 @@ impl RenderPool {
         let state = Arc::new(AtomicU8::new(WAITING));
         {
             let mut queue = self.shared.lock();
-            let idle = self.slots.saturating_sub(queue.running + queue.waiting);
+            let idle = self
+                .threads
+                .len()
+                .saturating_sub(queue.running + queue.waiting);
             if idle == 0 && queue.waiting >= self.queue {
                 return Err(PoolError::QueueFull);
             }
