@@ -3,7 +3,10 @@
 //! a render thread as the server does ([`labelpress::engine::threads`]), so
 //! rayon work stays on that one thread and the rate is truly single-threaded.
 //!
-//! `cargo run --example render_rate -- BODY_FILE SECONDS` prints one JSON line.
+//! `cargo run --example render_rate -- BODY_FILE SECONDS [THREADS]` prints one
+//! JSON line. With THREADS > 1, that many render threads of one process render
+//! at once (the server's situation without HTTP): against THREADS separate
+//! processes it shows what sharing one process costs.
 
 use std::time::{Duration, Instant};
 
@@ -28,15 +31,35 @@ fn cpu_seconds() -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [body, seconds] = &args[..] else {
-        eprintln!("usage: render_rate BODY_FILE SECONDS");
-        std::process::exit(2);
+    let (body, seconds, threads) = match &args[..] {
+        [body, seconds] => (body, seconds, 1),
+        [body, seconds, threads] => (body, seconds, threads.parse().expect("threads")),
+        _ => {
+            eprintln!("usage: render_rate BODY_FILE SECONDS [THREADS]");
+            std::process::exit(2);
+        }
     };
     let body = std::fs::read(body).expect("body file");
     let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
     let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
-    threads::become_render_thread();
-    let (n, elapsed, cpu) = measure(&engine, &body, duration);
+    let cpu_started = cpu_seconds();
+    let started = Instant::now();
+    let n: u64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    threads::become_render_thread();
+                    measure(&engine, &body, duration)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("renders"))
+            .sum()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_started;
     println!(
         "{}",
         serde_json::json!({"renders": n, "seconds": elapsed, "rps": n as f64 / elapsed,
@@ -44,20 +67,15 @@ fn main() {
     );
 }
 
-/// Renders `body` for `duration`: (renders, seconds, CPU seconds).
-fn measure(engine: &Engine, body: &[u8], duration: Duration) -> (u64, f64, f64) {
+/// Renders `body` for `duration` after one warm-up render: the renders done.
+fn measure(engine: &Engine, body: &[u8], duration: Duration) -> u64 {
     // Warm-up: fonts and caches as a running server has them.
     engine.render_bytes(body).expect("the document renders");
     let started = Instant::now();
-    let cpu_started = cpu_seconds();
     let mut n = 0u64;
     while started.elapsed() < duration {
         engine.render_bytes(body).expect("the document renders");
         n += 1;
     }
-    (
-        n,
-        started.elapsed().as_secs_f64(),
-        cpu_seconds() - cpu_started,
-    )
+    n
 }
