@@ -101,11 +101,12 @@ pub struct Limits {
     /// before API-103 answers instead of API-101/102.
     pub failed_auth_per_second: u32,
     pub failed_auth_burst: u32,
-    /// How long the usage outbox waits after a charged render before its
-    /// disk sync, so that renders finishing meanwhile share it
-    /// (microseconds; 0 syncs at once). Each 200 waits for that sync, so
-    /// this adds up to as much to a render's answer; under load it halves
-    /// the syncs and thread wake-ups per render.
+    /// The longest the usage outbox holds its disk sync back after a
+    /// charged render, so that renders finishing meanwhile share it
+    /// (microseconds; 0 syncs at once). It waits only while renders are
+    /// queued for a thread, and syncs as soon as the queue is empty: a lone
+    /// request is not held back, and under load the sync waits no longer
+    /// than the render threads have work.
     pub outbox_commit_delay_us: u64,
     /// Timeout of one call to a remote verifier (`--verify-url`), milliseconds.
     pub verify_timeout_ms: u64,
@@ -133,7 +134,7 @@ impl Default for Limits {
             rate_limit_burst: 100,
             failed_auth_per_second: 2,
             failed_auth_burst: 30,
-            outbox_commit_delay_us: 1_000,
+            outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
         }

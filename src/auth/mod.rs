@@ -25,6 +25,7 @@ use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
 use crate::config::Limits;
+use crate::group_commit::{Backlog, Linger};
 use crate::http::metrics::Metrics;
 use crate::verify::{RateLimit, Unavailable, Verdict, Verifier, VerifyCall};
 
@@ -115,12 +116,14 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
 }
 
 impl Auth {
-    /// Opens (or creates, mode 0700) the cache and outbox under `dir`.
+    /// Opens (or creates, mode 0700) the cache and outbox under `dir`. The
+    /// outbox's syncs wait for more renders while `render_backlog` has some.
     pub fn open(
         dir: &Path,
         verifier: Arc<dyn Verifier>,
         system_token: Option<String>,
         limits: &Limits,
+        render_backlog: Arc<Backlog>,
         metrics: Arc<Metrics>,
     ) -> Result<Arc<Auth>, String> {
         crate::http::create_private_dir(dir)?;
@@ -134,7 +137,10 @@ impl Auth {
             cache: TokenCache::open(&db).map_err(open)?,
             outbox: Outbox::open(
                 &db,
-                std::time::Duration::from_micros(limits.outbox_commit_delay_us),
+                Linger {
+                    max: std::time::Duration::from_micros(limits.outbox_commit_delay_us),
+                    backlog: Some(render_backlog),
+                },
             )
             .map_err(open)?,
             limits: RateLimits::new(

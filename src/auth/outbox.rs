@@ -16,14 +16,12 @@
 //! "On disk" means a group commit: one flusher thread, whose single flush
 //! covers every render waiting at that moment (see [`crate::group_commit`]).
 
-use std::time::Duration;
-
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 
 use super::TokenHash;
-use crate::group_commit::{Durable, GroupCommit};
+use crate::group_commit::{Durable, GroupCommit, Linger};
 
 /// Usage of one token waiting to be reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,12 +59,12 @@ fn encode(batch: &Batch) -> Vec<u8> {
 }
 
 impl Outbox {
-    /// Opens the outbox's trees in `db`; its flusher waits `commit_delay`
-    /// after a charged render before it syncs (see [`crate::group_commit`]).
-    pub fn open(db: &sled::Db, commit_delay: Duration) -> sled::Result<Outbox> {
+    /// Opens the outbox's trees in `db`; its flusher holds syncs back as
+    /// `linger` says (see [`crate::group_commit`]).
+    pub fn open(db: &sled::Db, linger: Linger) -> sled::Result<Outbox> {
         let store = std::sync::Arc::new(SledDb(db.clone()));
         Ok(Outbox {
-            commit: GroupCommit::start("outbox-flush", store, commit_delay)?,
+            commit: GroupCommit::start("outbox-flush", store, linger)?,
             pending: db.open_tree("usage_pending")?,
             inflight: db.open_tree("usage_inflight")?,
         })
@@ -188,6 +186,23 @@ impl Outbox {
 mod tests {
     use super::*;
 
+    /// Opens the database again once the last handle's file lock is gone:
+    /// sled releases it when its I/O threads drop their handles, a moment
+    /// after the owner's drop.
+    fn reopen(path: &std::path::Path) -> sled::Db {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match sled::open(path) {
+                Ok(db) => return db,
+                Err(e) if std::time::Instant::now() < deadline => {
+                    eprintln!("reopening: {e}");
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
     #[tokio::test]
     async fn a_batch_in_flight_keeps_its_key_until_completed_and_survives_reopening() {
         let dir = tempfile::tempdir().unwrap();
@@ -195,7 +210,7 @@ mod tests {
         let key;
         {
             let db = sled::open(dir.path()).unwrap();
-            let outbox = Outbox::open(&db, Duration::ZERO).unwrap();
+            let outbox = Outbox::open(&db, Linger::NONE).unwrap();
             outbox.record(&h, "lp_a").await.unwrap();
             outbox.record(&h, "lp_a").await.unwrap();
             let batch = outbox.next_batch(&h).await.unwrap().unwrap();
@@ -206,8 +221,8 @@ mod tests {
             assert_eq!(outbox.depth(), 3);
         }
         // Reopened as after a crash: the same batch, same key.
-        let db = sled::open(dir.path()).unwrap();
-        let outbox = Outbox::open(&db, Duration::ZERO).unwrap();
+        let db = reopen(dir.path());
+        let outbox = Outbox::open(&db, Linger::NONE).unwrap();
         assert_eq!(outbox.tokens(), vec![h]);
         let again = outbox.next_batch(&h).await.unwrap().unwrap();
         assert_eq!((again.count, again.key.as_deref()), (2, Some(key.as_str())));
@@ -226,7 +241,7 @@ mod tests {
     #[tokio::test]
     async fn a_shrunk_batch_gets_a_new_key() {
         let dir = tempfile::tempdir().unwrap();
-        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), Duration::ZERO).unwrap();
+        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), Linger::NONE).unwrap();
         let h = TokenHash::of("lp_b");
         for _ in 0..3 {
             outbox.record(&h, "lp_b").await.unwrap();

@@ -137,6 +137,13 @@ impl Node {
                 (None, None, Some(local)) => (Some(local.verifier()), VerifierMode::InProcess),
                 (None, None, None) => (None, VerifierMode::None),
             };
+        let limits = &config.limits;
+        let pool = Arc::new(RenderPool::new(
+            limits.render_slots(),
+            limits.render_queue,
+            Duration::from_millis(limits.render_deadline_ms),
+            limits.retry_after_s,
+        ));
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {
                 return Err(
@@ -151,19 +158,13 @@ impl Node {
                 verifier,
                 system_token,
                 &config.limits,
+                pool.backlog(),
                 metrics.clone(),
             )?;
             (Some(Arc::new(engine)), Some(auth))
         } else {
             (None, None)
         };
-        let limits = &config.limits;
-        let pool = Arc::new(RenderPool::new(
-            limits.render_slots(),
-            limits.render_queue,
-            Duration::from_millis(limits.render_deadline_ms),
-            limits.retry_after_s,
-        ));
         let state = AppState {
             config: Arc::new(config),
             engine,

@@ -24,6 +24,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::api_error::ApiError;
+use crate::group_commit::Backlog;
 
 pub struct RenderPool {
     shared: Arc<Shared>,
@@ -78,6 +79,9 @@ struct Queue {
     /// Jobs in `jobs` still `WAITING` (withdrawn ones are skipped when popped).
     waiting: usize,
     running: usize,
+    /// Threads waiting for a job: only then does a new job signal
+    /// (a notify is a system call even when nobody waits).
+    idle: usize,
     closed: bool,
 }
 
@@ -85,6 +89,9 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     wake: Condvar,
+    /// The count of waiting jobs, for the usage outbox's group commit: while
+    /// renders wait, its sync may wait too (see [`crate::group_commit`]).
+    backlog: Arc<Backlog>,
 }
 
 impl Shared {
@@ -105,13 +112,16 @@ impl Shared {
                 {
                     queue.waiting -= 1;
                     queue.running += 1;
+                    self.backlog.set(queue.waiting);
                     return Some(job);
                 }
             }
             if queue.closed {
                 return None;
             }
+            queue.idle += 1;
             queue = self.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
+            queue.idle -= 1;
         }
     }
 
@@ -158,6 +168,11 @@ impl RenderPool {
         self.retry_after_s
     }
 
+    /// The count of jobs waiting for a thread, kept up to date for others.
+    pub fn backlog(&self) -> Arc<Backlog> {
+        self.shared.backlog.clone()
+    }
+
     /// Runs `job` on a render thread; `started` is when the request's
     /// deadline began.
     pub async fn run<T, F>(&self, started: Instant, job: F) -> Result<T, PoolError>
@@ -167,24 +182,28 @@ impl RenderPool {
     {
         let (sender, receiver) = oneshot::channel();
         let state = Arc::new(AtomicU8::new(WAITING));
-        {
+        let signal = {
             let mut queue = self.shared.lock();
-            let idle = self
+            let free = self
                 .threads
                 .len()
                 .saturating_sub(queue.running + queue.waiting);
-            if idle == 0 && queue.waiting >= self.queue {
+            if free == 0 && queue.waiting >= self.queue {
                 return Err(PoolError::QueueFull);
             }
             queue.waiting += 1;
+            self.shared.backlog.set(queue.waiting);
             queue.jobs.push_back(Job {
                 state: state.clone(),
                 work: Box::new(move || {
                     let _ = sender.send(job());
                 }),
             });
+            queue.idle > 0
+        };
+        if signal {
+            self.shared.wake.notify_one();
         }
-        self.shared.wake.notify_one();
         match tokio::time::timeout_at(started + self.deadline, receiver).await {
             Ok(Ok(out)) => Ok(out),
             Ok(Err(_)) => Err(PoolError::Panicked),
@@ -202,6 +221,7 @@ impl RenderPool {
             .is_ok();
         if withdrawn {
             queue.waiting -= 1;
+            self.shared.backlog.set(queue.waiting);
         }
         withdrawn
     }

@@ -5,7 +5,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -15,7 +14,7 @@ use super::rules;
 use super::secret::{self, TokenHash};
 use super::store::{Deduction, Outcome, SledStore, StoreError, TokenStore};
 use super::Unavailable;
-use crate::group_commit::{Durable, GroupCommit, NotDurable};
+use crate::group_commit::{Durable, GroupCommit, Linger, NotDurable};
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
@@ -115,7 +114,7 @@ impl VerifyService {
         let durability = Arc::new(StoreDurability(store.clone()));
         durability.upkeep();
         let commit =
-            GroupCommit::start("verify-flush", durability, Duration::ZERO).map_err(io(data_dir))?;
+            GroupCommit::start("verify-flush", durability, Linger::NONE).map_err(io(data_dir))?;
         Ok(Arc::new(VerifyService {
             store,
             commit,
