@@ -89,7 +89,10 @@ load() {
 }
 echo "load generator: $(command -v wrk >/dev/null && echo wrk || echo examples/loadgen)"
 
-# 4. Renders over HTTP, sampling the server's RSS meanwhile.
+# 4. Renders over HTTP, sampling the server's RSS meanwhile, after 3 s of
+# warm-up (fonts, caches, the token cache entry), as the in-process baseline
+# renders once before it measures.
+load "$BASE/api/v1/label" "$BODY" 3 >/dev/null
 ( peak=0; while kill -0 "$PID" 2>/dev/null; do
     rss=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status 2>/dev/null || echo 0)
     [ "${rss:-0}" -gt "$peak" ] && peak=$rss && echo "$peak" > "$DATA/rss-peak"
