@@ -44,7 +44,10 @@ trap cleanup EXIT
 
 echo "profile: dev (cargo build --profile dev); cores: $(nproc); concurrency: $CONCURRENCY; duration: ${SECONDS_RUN}s"
 
-# 1. Baseline: one thread rendering the same document in-process, no HTTP.
+# 1. Baseline: one thread rendering the same document in-process, no HTTP;
+# measured again after the server has stopped (step 7), and the ratio taken
+# against the mean: on these virtual machines the single-thread rate drifts
+# by up to 5% between runs minutes apart.
 SINGLE=$("$BIN/examples/render_rate" "$BODY" 10)
 echo "single-thread in-process render: $SINGLE"
 
@@ -117,16 +120,23 @@ VERIFY=$(load "$BASE/v1/verify" "$DATA/verify.json" 10)
 echo "verify over HTTP: $VERIFY"
 kill "$SAMPLER" 2>/dev/null || true
 
-python3 - "$SINGLE" "$RENDER" "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
+# 7. The baseline again, with the server stopped.
+kill "$PID" && wait "$PID" 2>/dev/null || true
+PID=
+SINGLE_AFTER=$("$BIN/examples/render_rate" "$BODY" 10)
+echo "single-thread in-process render, after: $SINGLE_AFTER"
+
+python3 - "$SINGLE" "$SINGLE_AFTER" "$RENDER" "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
-single, render, verify, uncharged = (json.loads(a) for a in sys.argv[1:5])
-cores, rss_end, rss_hwm = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
-server_cpu_ms = int(sys.argv[8]) * 1000 / int(sys.argv[9]) / max(render["requests"], 1)
+before, after, render, verify, uncharged = (json.loads(a) for a in sys.argv[1:6])
+cores, rss_end, rss_hwm = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+server_cpu_ms = int(sys.argv[9]) * 1000 / int(sys.argv[10]) / max(render["requests"], 1)
+single = {k: (before[k] + after[k]) / 2 for k in ("rps", "cpu_ms_per_render")}
 ideal = cores * single["rps"]
 print()
 print("| figure | value |")
 print("|---|---|")
-print(f"| single-thread render rate (in-process) | {single['rps']:.1f}/s |")
+print(f"| single-thread render rate (in-process; mean of before and after) | {single['rps']:.1f}/s ({before['rps']:.1f}, {after['rps']:.1f}) |")
 print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
 print(f"| p50 / p99 latency | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
 print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s) | {render['rps'] / ideal:.2f} |")
