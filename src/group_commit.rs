@@ -93,8 +93,13 @@ impl Backlog {
         }
     }
 
+    /// Items in the owner's queue, as last reported.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::SeqCst)
+    }
+
     fn busy(&self) -> bool {
-        self.queued.load(Ordering::SeqCst) > 0
+        self.queued() > 0
     }
 
     fn subscribe(&self, flusher: Weak<dyn Nudge>) {

@@ -281,10 +281,28 @@ mod tests {
             Err(PoolError::Deadline { started: false })
         ));
         assert_eq!(pool.waiting(), 0);
+        assert_eq!(pool.backlog().queued(), 0);
         let _ = blocker.await;
         // The thread is free again and skipped the withdrawn job.
         assert_eq!(pool.run(Instant::now(), || 5).await.unwrap(), 5);
         assert_eq!(ran.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn the_backlog_counts_the_jobs_waiting_for_a_thread() {
+        let pool = Arc::new(RenderPool::new(1, 4, Duration::from_secs(5), 1));
+        let backlog = pool.backlog();
+        let blocker = occupy(&pool, 300);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(backlog.queued(), 0, "a running job is not waiting");
+        let waiting: Vec<_> = (0..2).map(|_| occupy(&pool, 1)).collect();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(backlog.queued(), 2);
+        blocker.await.unwrap().unwrap();
+        for job in waiting {
+            job.await.unwrap().unwrap();
+        }
+        assert_eq!(backlog.queued(), 0);
     }
 
     #[tokio::test]
