@@ -287,32 +287,37 @@ impl InProcessVerify {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers for Ctrl-C and SIGTERM at once and returns a future that
+/// resolves on either. Registering before the server answers anything
+/// matters: axum polls its shutdown future from a task of its own, which a
+/// busy runtime may first run after the server is already ready, and a
+/// SIGTERM that came before the registration killed the process outright.
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            s.recv().await;
-        }
-    };
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! { _ = terminate.recv() => {}, _ = interrupt.recv() => {} }
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 /// `labelpress serve`: opens the node, binds, serves until SIGTERM.
 pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), String> {
+    let shutdown = shutdown_signal().map_err(|e| format!("signal handlers: {e}"))?;
     let node = Node::open(options)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("{listen}: {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(listen = %local, "labelpress listening");
-    node.run(listener, shutdown_signal())
+    node.run(listener, shutdown)
         .await
         .map_err(|e| format!("{listen}: {e}"))
 }
