@@ -338,12 +338,7 @@ mod tests {
         let disk = Disk::new(30);
         let commit =
             Arc::new(GroupCommit::start("test-flush", disk.clone(), Linger::NONE).unwrap());
-        let waiters: Vec<_> = (0..200)
-            .map(|_| {
-                let commit = commit.clone();
-                tokio::spawn(async move { commit.durable().await.is_ok() })
-            })
-            .collect();
+        let waiters: Vec<_> = (0..200).map(|_| write(&commit)).collect();
         for waiter in waiters {
             assert!(waiter.await.unwrap());
         }
@@ -357,6 +352,12 @@ mod tests {
         // A waiter arriving later gets a flush of its own.
         commit.durable().await.unwrap();
         assert_eq!(disk.flushes.load(Ordering::SeqCst), flushes + 1);
+    }
+
+    /// A durable write waited for in a task of its own: whether it succeeded.
+    fn write(commit: &Arc<GroupCommit<Disk>>) -> tokio::task::JoinHandle<bool> {
+        let commit = commit.clone();
+        tokio::spawn(async move { commit.durable().await.is_ok() })
     }
 
     /// A commit that may wait up to `max_ms` while `backlog` has work.
@@ -386,15 +387,9 @@ mod tests {
         let backlog = Arc::new(Backlog::default());
         backlog.set(3);
         let commit = lingering(&disk, 60_000, &backlog);
-        let first = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.durable().await.is_ok() }
-        });
+        let first = write(&commit);
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let second = tokio::spawn({
-            let commit = commit.clone();
-            async move { commit.durable().await.is_ok() }
-        });
+        let second = write(&commit);
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(!first.is_finished(), "flushed while work was queued");
         assert_eq!(disk.flushes.load(Ordering::SeqCst), 0);
@@ -439,8 +434,7 @@ mod tests {
         let mut waiters = Vec::new();
         // Five writes 20 ms apart: an instant disk would flush each alone.
         for _ in 0..5 {
-            let commit = commit.clone();
-            waiters.push(tokio::spawn(async move { commit.durable().await.is_ok() }));
+            waiters.push(write(&commit));
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for waiter in waiters {
