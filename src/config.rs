@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Defaults and limits of one running service (or one CLI invocation).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RuntimeConfig {
     pub defaults: StyleDefaults,
@@ -137,15 +137,6 @@ impl Default for Limits {
             outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
-        }
-    }
-}
-
-impl Default for RuntimeConfig {
-    fn default() -> Self {
-        Self {
-            defaults: StyleDefaults::default(),
-            limits: Limits::default(),
         }
     }
 }
