@@ -360,19 +360,23 @@ mod tests {
         tokio::spawn(async move { commit.durable().await.is_ok() })
     }
 
-    /// A commit that may wait up to `max_ms` while `backlog` has work.
-    fn lingering(disk: &Arc<Disk>, max_ms: u64, backlog: &Arc<Backlog>) -> Arc<GroupCommit<Disk>> {
+    /// An instant disk and a commit on it that may wait up to `max_ms` while
+    /// its backlog, starting at `queued`, has work.
+    fn lingering(max_ms: u64, queued: usize) -> (Arc<Disk>, Arc<Backlog>, Arc<GroupCommit<Disk>>) {
+        let disk = Disk::new(0);
+        let backlog = Arc::new(Backlog::default());
+        backlog.set(queued);
         let linger = Linger {
             max: Duration::from_millis(max_ms),
             backlog: Some(backlog.clone()),
         };
-        Arc::new(GroupCommit::start("test-flush", disk.clone(), linger).unwrap())
+        let commit = Arc::new(GroupCommit::start("test-flush", disk.clone(), linger).unwrap());
+        (disk, backlog, commit)
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn with_nothing_queued_upstream_a_write_is_flushed_at_once() {
-        let disk = Disk::new(0);
-        let commit = lingering(&disk, 60_000, &Arc::new(Backlog::default()));
+        let (disk, _, commit) = lingering(60_000, 0);
         // Were the minute-long linger applied, this would time out.
         tokio::time::timeout(Duration::from_secs(20), commit.durable())
             .await
@@ -383,10 +387,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_flush_waits_while_work_is_queued_and_goes_when_the_queue_drains() {
-        let disk = Disk::new(0);
-        let backlog = Arc::new(Backlog::default());
-        backlog.set(3);
-        let commit = lingering(&disk, 60_000, &backlog);
+        let (disk, backlog, commit) = lingering(60_000, 3);
         let first = write(&commit);
         tokio::time::sleep(Duration::from_millis(100)).await;
         let second = write(&commit);
@@ -408,10 +409,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_queue_that_never_drains_holds_a_flush_back_no_longer_than_the_maximum() {
-        let disk = Disk::new(0);
-        let backlog = Arc::new(Backlog::default());
-        backlog.set(1);
-        let commit = lingering(&disk, 300, &backlog);
+        let (disk, _backlog, commit) = lingering(300, 1);
         let started = Instant::now();
         tokio::time::timeout(Duration::from_secs(20), commit.durable())
             .await
