@@ -56,7 +56,6 @@ pub trait Durable: Send + Sync + 'static {
 pub struct NotDurable;
 
 /// How long a flusher may hold a flush back for more writes to share it.
-#[derive(Clone, Default)]
 pub struct Linger {
     /// The longest wait after the first write; zero flushes at once.
     pub max: Duration,

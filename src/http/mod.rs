@@ -157,7 +157,7 @@ impl Node {
                 &data_dir.join("render"),
                 verifier,
                 system_token,
-                &config.limits,
+                limits,
                 pool.backlog(),
                 metrics.clone(),
             )?;
