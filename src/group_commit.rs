@@ -12,9 +12,9 @@
 //! A flusher may hold a flush back a moment ([`Linger`]) after the first
 //! write it sees, so that writes finishing meanwhile share that flush
 //! (PostgreSQL's `commit_delay`): fewer syncs, for a little latency. A sync
-//! costs more than its own time: each sled flush wakes all of sled's idle
-//! I/O threads, one after another, and every wake-up preempts a render (on
-//! 2 cores, the outbox's syncs took about 7% of the HTTP render rate). How
+//! costs more than its own time: the flusher's wake-ups preempt renders (on
+//! 2 cores, the outbox's syncs took about 7% of the HTTP render rate before
+//! the vendored sled wrote flushed buffers on the flusher's own thread). How
 //! long to wait is best told by the work upstream ([`Backlog`]): while
 //! renders are queued, the render threads stay busy and the wait costs no
 //! throughput; once the queue is empty they are about to idle while answers
