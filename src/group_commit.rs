@@ -23,14 +23,18 @@
 //! whenever the queue ran dry during it.
 //!
 //! A caller finishes its write, takes a ticket (a sequence number issued
-//! after the write) and waits until the flushed sequence reaches it. The
+//! after the write) and waits until the flushed sequence reaches it, or
+//! leaves a callback ([`GroupCommit::then`]) that the flusher runs after that
+//! flush: a render thread hands its answer over that way, so the request's
+//! task is woken once, when the answer can go out, not also when the render
+//! ends (each wake-up is a context switch that preempts a render). The
 //! flusher reads the latest ticket *before* it starts a flush, so every
 //! ticket up to that number belongs to a write the flush covers. A failed
 //! flush releases its waiters with an error; a later successful flush
 //! covers everything before it, so whoever sees that one is durable.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -137,7 +141,13 @@ struct Shared<D: ?Sized> {
     /// The flusher is lingering: only then does a nudge signal.
     lingering: AtomicBool,
     flushed: watch::Sender<Flushed>,
+    /// Callbacks waiting for a flush, with their tickets. Its lock also
+    /// orders a new callback against the flusher's update of `flushed`.
+    then: Mutex<Vec<(u64, Then)>>,
 }
+
+/// What [`GroupCommit::then`] runs once its write is on disk (or is not).
+type Then = Box<dyn FnOnce(Result<(), NotDurable>) + Send>;
 
 impl<D: Durable> Nudge for Shared<D> {
     fn nudge(&self) {
@@ -151,6 +161,10 @@ impl<D: Durable> Nudge for Shared<D> {
 }
 
 impl<D: Durable> Shared<D> {
+    fn lock_then(&self) -> MutexGuard<'_, Vec<(u64, Then)>> {
+        self.then.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Holds the next flush back while that may gather more writes.
     fn linger(&self) {
         if self.linger.max.is_zero() {
@@ -195,6 +209,7 @@ impl<D: Durable> GroupCommit<D> {
             nudged: Condvar::new(),
             lingering: AtomicBool::new(false),
             flushed,
+            then: Mutex::new(Vec::new()),
         });
         if let Some(backlog) = &shared.linger.backlog {
             backlog.subscribe(Arc::downgrade(&shared) as Weak<dyn Nudge>);
@@ -212,6 +227,34 @@ impl<D: Durable> GroupCommit<D> {
     /// Returns once every write that happened before the call is on disk.
     pub async fn durable(&self) -> Result<(), NotDurable> {
         let mut flushed = self.shared.flushed.subscribe();
+        let ticket = self.ticket();
+        let ok = match flushed.wait_for(|f| f.seq >= ticket).await {
+            Ok(f) => f.ok,
+            Err(_) => false,
+        };
+        outcome(ok)
+    }
+
+    /// Runs `then` once every write that happened before the call is on
+    /// disk: on the flusher's thread, right after its flush, so it must be
+    /// quick (hand a result over, not do work).
+    pub fn then(&self, then: impl FnOnce(Result<(), NotDurable>) + Send + 'static) {
+        let ticket = self.ticket();
+        let mut waiting = self.shared.lock_then();
+        // The flusher updates `flushed` under this lock, so a flush either
+        // has covered the ticket already or will find the callback.
+        let flushed = *self.shared.flushed.borrow();
+        if flushed.seq >= ticket {
+            drop(waiting);
+            then(outcome(flushed.ok));
+        } else {
+            waiting.push((ticket, Box::new(then)));
+        }
+    }
+
+    /// Issues a ticket for the writes made so far and wakes the flusher if
+    /// it sleeps.
+    fn ticket(&self) -> u64 {
         let ticket = self.shared.issued.fetch_add(1, Ordering::SeqCst) + 1;
         // A flusher not idle yet reads `issued` again before it waits.
         if self.shared.idle.load(Ordering::SeqCst) {
@@ -225,15 +268,15 @@ impl<D: Durable> GroupCommit<D> {
             );
             self.shared.wake.notify_one();
         }
-        let ok = match flushed.wait_for(|f| f.seq >= ticket).await {
-            Ok(f) => f.ok,
-            Err(_) => false,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(NotDurable)
-        }
+        ticket
+    }
+}
+
+fn outcome(ok: bool) -> Result<(), NotDurable> {
+    if ok {
+        Ok(())
+    } else {
+        Err(NotDurable)
     }
 }
 
@@ -287,7 +330,18 @@ fn flusher<D: Durable>(shared: &Shared<D>) {
                 }
             };
             flushed = target;
-            shared.flushed.send_replace(Flushed { seq: target, ok });
+            let covered: Vec<Then> = {
+                let mut waiting = shared.lock_then();
+                shared.flushed.send_replace(Flushed { seq: target, ok });
+                let (covered, later) = std::mem::take(&mut *waiting)
+                    .into_iter()
+                    .partition(|(ticket, _)| *ticket <= target);
+                *waiting = later;
+                covered.into_iter().map(|(_, then)| then).collect()
+            };
+            for then in covered {
+                then(outcome(ok));
+            }
         } else if stop {
             // Nothing left: make sure writes that took no ticket (admin
             // changes, dry runs) reach the disk too.
@@ -403,6 +457,29 @@ mod tests {
             .expect("the drain ends the linger");
         assert!(a && b);
         // Both writes shared the one flush.
+        assert_eq!(disk.flushes.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_runs_right_after_the_flush_that_covers_its_write() {
+        let (disk, backlog, commit) = lingering(60_000, 1);
+        let (sender, mut called) = tokio::sync::oneshot::channel();
+        let seen = disk.clone();
+        commit.then(move |durable| {
+            let _ = sender.send((durable.is_ok(), seen.flushes.load(Ordering::SeqCst)));
+        });
+        let waiter = write(&commit);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(called.try_recv().is_err(), "called before its flush");
+        backlog.set(0);
+        let (durable, flushes) = tokio::time::timeout(Duration::from_secs(20), called)
+            .await
+            .expect("the drain ends the linger")
+            .unwrap();
+        assert!(durable);
+        assert_eq!(flushes, 1, "called after the flush, not before");
+        // The waiter shared that flush.
+        assert!(waiter.await.unwrap());
         assert_eq!(disk.flushes.load(Ordering::SeqCst), 1);
     }
 

@@ -271,11 +271,19 @@ impl Auth {
         result
     }
 
-    /// Charges one successful render: on disk before this returns.
-    pub async fn charge(&self, grant: &Grant) -> Result<(), ApiError> {
+    /// Charges one successful render, then calls `then` once the charge is
+    /// on disk (at once for the system token, which is not charged). `then`
+    /// runs on the outbox's flusher thread: it should only hand a result on.
+    pub fn charge_then(
+        &self,
+        grant: &Grant,
+        then: impl FnOnce(Result<(), ApiError>) + Send + 'static,
+    ) {
         match grant {
-            Grant::System => Ok(()),
-            Grant::Token { hash, token } => self.outbox.record(hash, token).await.map_err(storage),
+            Grant::System => then(Ok(())),
+            Grant::Token { hash, token } => self
+                .outbox
+                .record_then(hash, token, move |recorded| then(recorded.map_err(storage))),
         }
     }
 

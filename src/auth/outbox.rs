@@ -21,7 +21,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 
 use super::TokenHash;
-use crate::group_commit::{Durable, GroupCommit, Linger};
+use crate::group_commit::{Durable, GroupCommit, Linger, NotDurable};
 
 /// Usage of one token waiting to be reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,9 +70,16 @@ impl Outbox {
         })
     }
 
-    /// Records one successful render and waits until it is on disk.
-    pub async fn record(&self, hash: &TokenHash, token: &str) -> sled::Result<()> {
-        self.pending.fetch_and_update(hash.0, |old| {
+    /// Records one successful render, then calls `then` once it is on disk:
+    /// on the flusher's thread (see [`GroupCommit::then`]), or at once when
+    /// the write fails.
+    pub fn record_then(
+        &self,
+        hash: &TokenHash,
+        token: &str,
+        then: impl FnOnce(sled::Result<()>) + Send + 'static,
+    ) {
+        let added = self.pending.fetch_and_update(hash.0, |old| {
             let mut batch = old.and_then(decode).unwrap_or(Batch {
                 token: token.to_string(),
                 count: 0,
@@ -80,9 +87,13 @@ impl Outbox {
             });
             batch.count += 1;
             Some(encode(&batch))
-        })?;
-        self.flush().await?;
-        Ok(())
+        });
+        match added {
+            Ok(_) => self
+                .commit
+                .then(move |durable| then(durable.map_err(not_durable))),
+            Err(e) => then(Err(e)),
+        }
     }
 
     /// Usage of a token not yet confirmed by the verifier.
@@ -175,11 +186,12 @@ impl Outbox {
 
     /// Returns once every write made before the call is on disk.
     pub async fn flush(&self) -> sled::Result<()> {
-        self.commit
-            .durable()
-            .await
-            .map_err(|e| sled::Error::Io(std::io::Error::other(e)))
+        self.commit.durable().await.map_err(not_durable)
     }
+}
+
+fn not_durable(e: NotDurable) -> sled::Error {
+    sled::Error::Io(std::io::Error::other(e))
 }
 
 #[cfg(test)]
@@ -203,6 +215,15 @@ mod tests {
         }
     }
 
+    /// Records one render and waits until it is on disk.
+    async fn record(outbox: &Outbox, hash: &TokenHash, token: &str) -> sled::Result<()> {
+        let (sender, durable) = tokio::sync::oneshot::channel();
+        outbox.record_then(hash, token, move |result| {
+            let _ = sender.send(result);
+        });
+        durable.await.expect("the flusher answers")
+    }
+
     #[tokio::test]
     async fn a_batch_in_flight_keeps_its_key_until_completed_and_survives_reopening() {
         let dir = tempfile::tempdir().unwrap();
@@ -211,12 +232,12 @@ mod tests {
         {
             let db = sled::open(dir.path()).unwrap();
             let outbox = Outbox::open(&db, Linger::NONE).unwrap();
-            outbox.record(&h, "lp_a").await.unwrap();
-            outbox.record(&h, "lp_a").await.unwrap();
+            record(&outbox, &h, "lp_a").await.unwrap();
+            record(&outbox, &h, "lp_a").await.unwrap();
             let batch = outbox.next_batch(&h).await.unwrap().unwrap();
             assert_eq!(batch.count, 2);
             key = batch.key.clone().unwrap();
-            outbox.record(&h, "lp_a").await.unwrap();
+            record(&outbox, &h, "lp_a").await.unwrap();
             assert_eq!(outbox.outstanding(&h).unwrap(), 3);
             assert_eq!(outbox.depth(), 3);
         }
@@ -244,7 +265,7 @@ mod tests {
         let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), Linger::NONE).unwrap();
         let h = TokenHash::of("lp_b");
         for _ in 0..3 {
-            outbox.record(&h, "lp_b").await.unwrap();
+            record(&outbox, &h, "lp_b").await.unwrap();
         }
         let batch = outbox.next_batch(&h).await.unwrap().unwrap();
         let key = batch.key.unwrap();

@@ -12,7 +12,9 @@
 //! deadline is withdrawn ([`PoolError::Deadline`] with `started: false`). A
 //! Typst compile cannot be cancelled, so a job already running goes on in the
 //! background, still holding its thread (capacity stays honest); its result
-//! is dropped and nothing is charged.
+//! is dropped and nothing is charged. A job that has claimed its result
+//! ([`Reply::claim`]) before the deadline is waited for however long its
+//! answer then takes: what it did for the answer (the charge) is not undone.
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
@@ -63,10 +65,35 @@ impl PoolError {
     }
 }
 
-/// Where a job is; whoever moves it out of `WAITING` accounts for it.
+/// Where a job is; whoever moves it out of `WAITING` or `RUNNING` accounts
+/// for it: the caller when it gives up at the deadline (`WITHDRAWN`,
+/// `ABANDONED`), the job when it claims its result first (`CLAIMED`).
 const WAITING: u8 = 0;
 const RUNNING: u8 = 1;
 const WITHDRAWN: u8 = 2;
+const ABANDONED: u8 = 3;
+const CLAIMED: u8 = 4;
+
+/// How a job answers its caller, now or later (from another thread).
+pub struct Reply<T> {
+    sender: oneshot::Sender<T>,
+    state: Arc<AtomicU8>,
+}
+
+impl<T> Reply<T> {
+    /// Takes the answer over from the deadline: from now on the caller waits
+    /// for [`Reply::send`]. False when the caller has already given up, and
+    /// nothing should be done for an answer nobody will get.
+    pub fn claim(&self) -> bool {
+        self.state
+            .compare_exchange(RUNNING, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    pub fn send(self, value: T) {
+        let _ = self.sender.send(value);
+    }
+}
 
 struct Job {
     state: Arc<AtomicU8>,
@@ -180,7 +207,23 @@ impl RenderPool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let (sender, receiver) = oneshot::channel();
+        self.run_with_reply(started, move |reply| {
+            let value = job();
+            if reply.claim() {
+                reply.send(value);
+            }
+        })
+        .await
+    }
+
+    /// Runs `job` on a render thread, which answers through its [`Reply`]:
+    /// before it returns, or later from elsewhere once it has claimed it.
+    pub async fn run_with_reply<T, F>(&self, started: Instant, job: F) -> Result<T, PoolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Reply<T>) + Send + 'static,
+    {
+        let (sender, mut receiver) = oneshot::channel();
         let state = Arc::new(AtomicU8::new(WAITING));
         let signal = {
             let mut queue = self.shared.lock();
@@ -193,24 +236,34 @@ impl RenderPool {
             }
             queue.waiting += 1;
             self.shared.backlog.set(queue.waiting);
+            let reply = Reply {
+                sender,
+                state: state.clone(),
+            };
             queue.jobs.push_back(Job {
                 state: state.clone(),
-                work: Box::new(move || {
-                    let _ = sender.send(job());
-                }),
+                work: Box::new(move || job(reply)),
             });
             queue.idle > 0
         };
         if signal {
             self.shared.wake.notify_one();
         }
-        match tokio::time::timeout_at(started + self.deadline, receiver).await {
-            Ok(Ok(out)) => Ok(out),
-            Ok(Err(_)) => Err(PoolError::Panicked),
-            Err(_) => Err(PoolError::Deadline {
-                started: !self.withdraw(&state),
-            }),
-        }
+        let answer = match tokio::time::timeout_at(started + self.deadline, &mut receiver).await {
+            Ok(answer) => answer,
+            Err(_) if self.withdraw(&state) => return Err(PoolError::Deadline { started: false }),
+            Err(_) => {
+                let abandoned = state
+                    .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if abandoned {
+                    return Err(PoolError::Deadline { started: true });
+                }
+                // The job claimed its answer in time: it is on its way.
+                receiver.await
+            }
+        };
+        answer.map_err(|_| PoolError::Panicked)
     }
 
     /// Takes a job that has not started out of the queue; false when it has.
@@ -317,6 +370,38 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         assert_eq!(pool.run(Instant::now(), || 3).await.unwrap(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_claimed_answer_is_waited_for_past_the_deadline() {
+        let pool = RenderPool::new(1, 4, Duration::from_millis(100), 1);
+        let answer = pool
+            .run_with_reply(Instant::now(), |reply| {
+                assert!(reply.claim());
+                // Answered from another thread, well after the deadline.
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(300));
+                    reply.send(9);
+                });
+            })
+            .await;
+        assert_eq!(answer.unwrap(), 9);
+    }
+
+    #[tokio::test]
+    async fn a_job_still_running_at_its_deadline_can_no_longer_claim_its_answer() {
+        let pool = RenderPool::new(1, 4, Duration::from_millis(100), 1);
+        let (claimed, late) = std::sync::mpsc::channel();
+        let answer = pool
+            .run_with_reply(Instant::now(), move |reply| {
+                std::thread::sleep(Duration::from_millis(300));
+                let _ = claimed.send(reply.claim());
+                reply.send(1);
+            })
+            .await;
+        assert!(matches!(answer, Err(PoolError::Deadline { started: true })));
+        let claimed = tokio::task::spawn_blocking(move || late.recv().unwrap());
+        assert!(!claimed.await.unwrap());
     }
 
     #[tokio::test]

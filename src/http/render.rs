@@ -6,6 +6,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -14,11 +15,11 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::time::Instant;
 
-use super::pool::PoolError;
+use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
-use crate::auth::Grant;
+use crate::auth::{Auth, Grant};
 use crate::engine::{Engine, RenderError, Rendered};
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {
@@ -38,7 +39,7 @@ pub async fn label(State(state): State<AppState>, request: Request) -> Response 
         token: Some(grant.log_tag()),
         ..LogInfo::default()
     };
-    let mut response = match produce(&state, engine, &grant, started, request).await {
+    let mut response = match produce(&state, engine, &auth, &grant, started, request).await {
         Ok(pdf) => {
             info.sheets = Some(pdf.sheets);
             info.bytes = Some(pdf.bytes.len());
@@ -92,7 +93,8 @@ fn is_json(content_type: &str) -> bool {
 
 async fn produce(
     state: &AppState,
-    engine: std::sync::Arc<Engine>,
+    engine: Arc<Engine>,
+    auth: &Arc<Auth>,
     grant: &Grant,
     started: Instant,
     request: Request,
@@ -124,23 +126,41 @@ async fn produce(
         Some(ct) => return Err(ApiError::UnsupportedMediaType(ct.to_string())),
         None => return Err(ApiError::UnsupportedMediaType("none".into())),
     }
-    // Validation and render run as one job on a render thread: one thread
-    // switch per request. A job the pool refuses (queue full) or withdraws
+    // Validation, render and charge run as one job on a render thread: one
+    // thread switch per request. The job hands its answer over once the
+    // charge is on disk (the outbox's flusher delivers it), so this task is
+    // woken once for both. A job the pool refuses (queue full) or withdraws
     // unstarted (deadline) is validated on its own, so that a bad body still
     // answers 400/422 rather than 503 (DECISIONS 2).
     let job = {
         let body = body.clone();
         let engine = engine.clone();
-        move || {
-            let doc = engine.validate(&body)?;
-            let render_started = std::time::Instant::now();
-            let rendered = engine.render(&doc)?;
-            Ok((rendered, render_started.elapsed()))
+        let auth = auth.clone();
+        let grant = grant.clone();
+        move |reply: Reply<Result<(Rendered, Duration), ApiError>>| {
+            let rendered = engine
+                .validate(&body)
+                .map_err(RenderError::from)
+                .and_then(|doc| {
+                    let render_started = std::time::Instant::now();
+                    let rendered = engine.render(&doc)?;
+                    Ok((rendered, render_started.elapsed()))
+                });
+            // After the deadline nobody gets this PDF: it is not charged.
+            if !reply.claim() {
+                return;
+            }
+            match rendered {
+                Ok(done) => auth.charge_then(&grant, move |charged| {
+                    reply.send(charged.map(|()| done));
+                }),
+                Err(e) => reply.send(Err(e.into())),
+            }
         }
     };
     let pool = &state.pool;
-    let result: Result<(Rendered, Duration), RenderError> = match pool.run(started, job).await {
-        Ok(result) => result,
+    let (rendered, took) = match pool.run_with_reply(started, job).await {
+        Ok(result) => result?,
         Err(e) => {
             if let PoolError::Deadline { started: true } = e {
                 state
@@ -156,11 +176,7 @@ async fn produce(
             return Err(e.into_api(pool.retry_after_s()));
         }
     };
-    let (rendered, took) = result?;
     state.metrics.render_seconds.observe(took);
-    if let Some(auth) = &state.auth {
-        auth.charge(grant).await?;
-    }
     state
         .metrics
         .sheets
