@@ -90,6 +90,8 @@ impl<T> Reply<T> {
             .is_ok()
     }
 
+    /// Answers the caller (if it still listens: an unclaimed answer may
+    /// come after the caller gave up).
     pub fn send(self, value: T) {
         let _ = self.sender.send(value);
     }
