@@ -330,16 +330,14 @@ fn flusher<D: Durable>(shared: &Shared<D>) {
                 }
             };
             flushed = target;
-            let covered: Vec<Then> = {
+            let covered: Vec<(u64, Then)> = {
                 let mut waiting = shared.lock_then();
                 shared.flushed.send_replace(Flushed { seq: target, ok });
-                let (covered, later) = std::mem::take(&mut *waiting)
-                    .into_iter()
-                    .partition(|(ticket, _)| *ticket <= target);
-                *waiting = later;
-                covered.into_iter().map(|(_, then)| then).collect()
+                waiting
+                    .extract_if(.., |(ticket, _)| *ticket <= target)
+                    .collect()
             };
-            for then in covered {
+            for (_, then) in covered {
                 then(outcome(ok));
             }
         } else if stop {

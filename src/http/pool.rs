@@ -202,8 +202,9 @@ impl RenderPool {
         self.shared.backlog.clone()
     }
 
-    /// Runs `job` on a render thread; `started` is when the request's
-    /// deadline began.
+    /// Runs `job` on a render thread and answers with what it returns (the
+    /// tests' shorthand for [`RenderPool::run_with_reply`]).
+    #[cfg(test)]
     pub async fn run<T, F>(&self, started: Instant, job: F) -> Result<T, PoolError>
     where
         T: Send + 'static,
@@ -220,6 +221,7 @@ impl RenderPool {
 
     /// Runs `job` on a render thread, which answers through its [`Reply`]:
     /// before it returns, or later from elsewhere once it has claimed it.
+    /// `started` is when the request's deadline began.
     pub async fn run_with_reply<T, F>(&self, started: Instant, job: F) -> Result<T, PoolError>
     where
         T: Send + 'static,
