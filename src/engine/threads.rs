@@ -9,15 +9,62 @@
 //! a plain thread, 0.83 ms on its own pool, and rendered faster too). On a
 //! render thread rayon work lands in the thread's own queue and runs there,
 //! when the exporter waits for it.
+//!
+//! A server's render threads also run at a lower priority than its other
+//! threads ([`crate::config::Limits::render_thread_nice`]), so that the short
+//! work that answers a request and hands the next one over never waits for a
+//! render's time slice to end.
 
-/// A one-thread rayon pool whose thread is named `name`. Work spawned on it
-/// (and rayon work that work spawns) stays on that thread.
-pub fn render_thread(name: String) -> rayon::ThreadPool {
+use crate::config::Nice;
+
+/// A one-thread rayon pool whose thread is named `name` and runs `nice`
+/// steps below the priority it starts with. Work spawned on it (and rayon
+/// work that work spawns) stays on that thread.
+pub fn render_thread(name: String, nice: Nice) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(move |_| name.clone())
+        .start_handler(move |_| {
+            if let Err(e) = lower_priority(nice) {
+                tracing::warn!(error = %e, "a render thread keeps its priority");
+            }
+        })
         .build()
         .expect("a render thread can be started")
+}
+
+/// Lowers the calling thread's priority by `nice` steps (Linux keeps a nice
+/// value per thread; elsewhere `setpriority` would lower the whole process,
+/// so this does nothing there).
+fn lower_priority(nice: Nice) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    if nice.get() > 0 {
+        // SAFETY: gettid has no preconditions; get/setpriority only read
+        // their integer arguments. getpriority may return -1 as a value, so
+        // errno is cleared first to tell that from an error.
+        unsafe {
+            let thread = libc::gettid() as libc::id_t;
+            *libc::__errno_location() = 0;
+            let current = libc::getpriority(libc::PRIO_PROCESS, thread);
+            if current == -1 && *libc::__errno_location() != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let lowered = (current + nice.get()).min(19);
+            if libc::setpriority(libc::PRIO_PROCESS, thread, lowered) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+    Ok(())
+}
+
+/// The calling thread's nice value (Linux), for tests.
+#[cfg(all(test, target_os = "linux"))]
+fn current_nice() -> i32 {
+    // SAFETY: as in lower_priority; the values tested are never -1.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
 }
 
 /// Makes the calling thread a render thread for the rest of its life, for
@@ -44,6 +91,25 @@ pub fn finish_local_work() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_render_thread_runs_its_nice_steps_below_the_thread_that_started_it() {
+        let started_at = current_nice();
+        let steps = (19 - started_at).min(7);
+        let pool = render_thread(
+            "nice-test".into(),
+            Nice::try_from(i64::from(steps)).unwrap(),
+        );
+        assert_eq!(pool.install(current_nice), started_at + steps);
+        assert_eq!(
+            current_nice(),
+            started_at,
+            "the starting thread keeps its priority"
+        );
+        let unchanged = render_thread("nice-test".into(), Nice::try_from(0).unwrap());
+        assert_eq!(unchanged.install(current_nice), started_at);
+    }
 
     #[test]
     fn parallel_work_of_a_render_thread_stays_on_it() {

@@ -138,12 +138,7 @@ impl Node {
                 (None, None, None) => (None, VerifierMode::None),
             };
         let limits = &config.limits;
-        let pool = Arc::new(RenderPool::new(
-            limits.render_slots(),
-            limits.render_queue,
-            Duration::from_millis(limits.render_deadline_ms),
-            limits.retry_after_s,
-        ));
+        let pool = Arc::new(RenderPool::new(limits));
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {
                 return Err(

@@ -26,6 +26,8 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::api_error::ApiError;
+use crate::config::Limits;
+use crate::engine::threads;
 use crate::group_commit::Backlog;
 
 pub struct RenderPool {
@@ -158,19 +160,20 @@ impl Shared {
         while let Some(job) = self.next() {
             // A panic drops the job's result sender: the caller sees `Panicked`.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(job.work));
-            crate::engine::threads::finish_local_work();
+            threads::finish_local_work();
             self.lock().running -= 1;
         }
     }
 }
 
 impl RenderPool {
-    pub fn new(slots: usize, queue: usize, deadline: Duration, retry_after_s: u64) -> RenderPool {
-        let slots = slots.max(1);
+    /// Starts the render threads and sizes the queue as `limits` say.
+    pub fn new(limits: &Limits) -> RenderPool {
         let shared = Arc::new(Shared::default());
-        let threads = (0..slots)
+        let threads = (0..limits.render_slots().max(1))
             .map(|i| {
-                let pool = crate::engine::threads::render_thread(format!("render-{i}"));
+                let name = format!("render-{i}");
+                let pool = threads::render_thread(name, limits.render_thread_nice);
                 let shared = shared.clone();
                 pool.spawn(move || shared.worker());
                 pool
@@ -179,9 +182,9 @@ impl RenderPool {
         RenderPool {
             shared,
             threads,
-            queue,
-            deadline,
-            retry_after_s,
+            queue: limits.render_queue,
+            deadline: Duration::from_millis(limits.render_deadline_ms),
+            retry_after_s: limits.retry_after_s,
         }
     }
 
@@ -295,6 +298,17 @@ impl Drop for RenderPool {
 mod tests {
     use super::*;
 
+    /// A pool of `slots` threads, `queue` places and a deadline of `deadline_ms`.
+    fn pool(slots: usize, queue: usize, deadline_ms: u64) -> RenderPool {
+        RenderPool::new(&Limits {
+            render_concurrency: slots,
+            render_queue: queue,
+            render_deadline_ms: deadline_ms,
+            retry_after_s: 1,
+            ..Limits::default()
+        })
+    }
+
     /// Starts a job that keeps a render thread busy for `ms`.
     fn occupy(pool: &Arc<RenderPool>, ms: u64) -> tokio::task::JoinHandle<Result<(), PoolError>> {
         let pool = pool.clone();
@@ -308,7 +322,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_queue_answers_at_once_and_a_slow_job_hits_the_deadline() {
-        let pool = Arc::new(RenderPool::new(1, 0, Duration::from_millis(200), 1));
+        let pool = Arc::new(pool(1, 0, 200));
         let slow = occupy(&pool, 500);
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(pool.running(), 1);
@@ -327,7 +341,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_job_still_waiting_at_its_deadline_is_withdrawn_and_never_runs() {
-        let pool = Arc::new(RenderPool::new(1, 1, Duration::from_millis(150), 1));
+        let pool = Arc::new(pool(1, 1, 150));
         let ran = Arc::new(AtomicU8::new(0));
         let blocker = occupy(&pool, 300);
         tokio::time::sleep(Duration::from_millis(30)).await;
@@ -347,7 +361,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_backlog_counts_the_jobs_waiting_for_a_thread() {
-        let pool = Arc::new(RenderPool::new(1, 4, Duration::from_secs(5), 1));
+        let pool = Arc::new(pool(1, 4, 5000));
         let backlog = pool.backlog();
         let blocker = occupy(&pool, 300);
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -364,7 +378,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_panicking_job_is_reported_and_the_thread_lives_on() {
-        let pool = RenderPool::new(1, 4, Duration::from_secs(5), 1);
+        let pool = pool(1, 4, 5000);
         let panicked = pool.run(Instant::now(), || panic!("boom")).await;
         assert!(matches!(panicked, Err(PoolError::Panicked)));
         // The thread gives its slot back just after the caller hears of it.
@@ -378,7 +392,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_claimed_answer_is_waited_for_past_the_deadline() {
-        let pool = RenderPool::new(1, 4, Duration::from_millis(100), 1);
+        let pool = pool(1, 4, 100);
         let answer = pool
             .run_with_reply(Instant::now(), |reply| {
                 assert!(reply.claim());
@@ -394,7 +408,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_job_still_running_at_its_deadline_can_no_longer_claim_its_answer() {
-        let pool = RenderPool::new(1, 4, Duration::from_millis(100), 1);
+        let pool = pool(1, 4, 100);
         let (claimed, late) = std::sync::mpsc::channel();
         let answer = pool
             .run_with_reply(Instant::now(), move |reply| {
@@ -410,13 +424,13 @@ mod tests {
 
     #[tokio::test]
     async fn rayon_work_of_a_job_runs_on_the_job_s_own_thread() {
-        let pool = RenderPool::new(2, 4, Duration::from_secs(5), 1);
+        let pool = pool(2, 4, 5000);
         let (outer, inner) = pool
             .run(Instant::now(), || {
                 let outer = std::thread::current().id();
                 let (sender, receiver) = std::sync::mpsc::channel();
                 rayon::spawn(move || sender.send(std::thread::current().id()).unwrap());
-                crate::engine::threads::finish_local_work();
+                threads::finish_local_work();
                 (outer, receiver.recv().unwrap())
             })
             .await

@@ -598,3 +598,60 @@ async fn env_twins_configure_a_node_and_services_pick_its_routes() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The nice value of each thread of process `pid`, with the thread's name.
+fn thread_priorities(pid: u32) -> Vec<(String, i32)> {
+    let mut threads = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let path = task.unwrap().path();
+        let name = std::fs::read_to_string(path.join("comm")).unwrap();
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap();
+        // After the parenthesised name: state is field 3, nice field 19.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        threads.push((name.trim().to_string(), fields[16].parse().unwrap()));
+    }
+    threads
+}
+
+#[test]
+fn render_threads_run_below_the_async_side_by_the_configured_nice_increment() {
+    // SAFETY: getpriority only reads its arguments; the server inherits this value.
+    let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    for (args, increment) in [
+        (vec![], 19),
+        (vec!["--config", config.to_str().unwrap()], 4),
+    ] {
+        std::fs::write(
+            &config,
+            format!("[limits]\nrender_thread_nice = {increment}\n"),
+        )
+        .unwrap();
+        let data = tempfile::tempdir().unwrap();
+        let mut server = server::start(data.path(), &args);
+        let threads = thread_priorities(server.child.id());
+        let nice_of = |prefix: &str| -> Vec<i32> {
+            threads
+                .iter()
+                .filter(|(name, _)| name.starts_with(prefix))
+                .map(|(_, nice)| *nice)
+                .collect()
+        };
+        let renders = nice_of("render-");
+        assert!(!renders.is_empty(), "{threads:?}");
+        assert!(
+            renders.iter().all(|&n| n == (base + increment).min(19)),
+            "{threads:?}"
+        );
+        let asynchronous = nice_of("tokio-rt-worker");
+        assert!(!asynchronous.is_empty(), "{threads:?}");
+        assert!(asynchronous.iter().all(|&n| n == base), "{threads:?}");
+        server.stop();
+    }
+}
