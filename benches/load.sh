@@ -6,7 +6,13 @@
 # same run; then 10 s of the same renders with the system token (no auth or
 # charge), and /v1/verify throughput.
 #
-# Usage: benches/load.sh            (LOAD_SECONDS, LOAD_CONCURRENCY override)
+# The HTTP seconds are split into LOAD_ROUNDS rounds, each after 5 s of the
+# in-process baseline (server idle): these virtual machines drift by up to
+# 5-15% within minutes, and interleaving puts both sides of the ratio in the
+# same minutes. The ratio is total HTTP renders/s over cores x the mean
+# single-thread rate; each round's own ratio is printed too.
+#
+# Usage: benches/load.sh  (LOAD_SECONDS, LOAD_ROUNDS, LOAD_CONCURRENCY override)
 # The load generator shares the machine's cores with the server, so the
 # cheapest one available is used: wrk (Debian package `wrk`, about 4% of one
 # core at 1,800 renders/s) when installed, else examples/loadgen.rs (reqwest,
@@ -17,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_RUN=${LOAD_SECONDS:-30}
+ROUNDS=${LOAD_ROUNDS:-3}
 CONCURRENCY=${LOAD_CONCURRENCY:-8}
 BODY=benches/data/label.json
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -44,14 +51,7 @@ trap cleanup EXIT
 
 echo "profile: dev (cargo build --profile dev); cores: $(nproc); concurrency: $CONCURRENCY; duration: ${SECONDS_RUN}s"
 
-# 1. Baseline: one thread rendering the same document in-process, no HTTP;
-# measured again after the server has stopped (step 7), and the ratio taken
-# against the mean: on these virtual machines the single-thread rate drifts
-# by up to 5% between runs minutes apart.
-SINGLE=$("$BIN/examples/render_rate" "$BODY" 10)
-echo "single-thread in-process render: $SINGLE"
-
-# 2. The server, all services in one process, on a fresh data dir.
+# 1. The server, all services in one process, on a fresh data dir.
 # The system token (no verification, no charge) separates what HTTP and the
 # render threads cost from what the durable per-render charge costs.
 SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
@@ -68,7 +68,7 @@ for _ in range(300):
 sys.exit("server did not start")
 PY
 
-# 3. A token through the admin API (admin token generated into the data dir).
+# 2. A token through the admin API (admin token generated into the data dir).
 TOKEN=$(python3 - "$BASE" "$DATA/admin-token" <<'PY'
 import json, sys, urllib.request
 base, admin = sys.argv[1], open(sys.argv[2]).read().strip()
@@ -92,9 +92,10 @@ load() {
 }
 echo "load generator: $(command -v wrk >/dev/null && echo wrk || echo examples/loadgen)"
 
-# 4. Renders over HTTP, sampling the server's RSS meanwhile, after 3 s of
-# warm-up (fonts, caches, the token cache entry), as the in-process baseline
-# renders once before it measures.
+# 3. Rounds of the baseline (one thread rendering the same document
+# in-process, no HTTP, the server idle) and renders over HTTP, sampling the
+# server's RSS meanwhile, after 3 s of warm-up (fonts, caches, the token
+# cache entry), as the in-process baseline renders once before it measures.
 load "$BASE/api/v1/label" "$BODY" 3 >/dev/null
 ( peak=0; while kill -0 "$PID" 2>/dev/null; do
     rss=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status 2>/dev/null || echo 0)
@@ -103,43 +104,64 @@ load "$BASE/api/v1/label" "$BODY" 3 >/dev/null
   done ) &
 SAMPLER=$!
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/"$PID"/stat; }
-CPU_BEFORE=$(cpu_ticks)
-RENDER=$(load "$BASE/api/v1/label" "$BODY" "$SECONDS_RUN")
-CPU_AFTER=$(cpu_ticks)
-echo "render over HTTP: $RENDER"
+SINGLES=()
+RENDERS=()
+CPU_TICKS=0
+for round in $(seq "$ROUNDS"); do
+    SINGLES+=("$("$BIN/examples/render_rate" "$BODY" 5)")
+    echo "round $round: single-thread in-process render: ${SINGLES[-1]}"
+    CPU_BEFORE=$(cpu_ticks)
+    RENDERS+=("$(load "$BASE/api/v1/label" "$BODY" $((SECONDS_RUN / ROUNDS)))")
+    CPU_TICKS=$((CPU_TICKS + $(cpu_ticks) - CPU_BEFORE))
+    echo "round $round: render over HTTP: ${RENDERS[-1]}"
+done
 RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
 RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
 
-# 5. The same renders with the system token: no cache, outbox or reporter.
+# 4. The same renders with the system token: no cache, outbox or reporter.
 UNCHARGED=$(LOAD_TOKEN="$SYSTEM_TOKEN" load "$BASE/api/v1/label" "$BODY" 10)
 echo "render over HTTP, system token: $UNCHARGED"
 
-# 6. Verifications (real deductions, durable before each 200).
+# 5. Verifications (real deductions, durable before each 200).
 echo '{"count": 1}' > "$DATA/verify.json"
 VERIFY=$(load "$BASE/v1/verify" "$DATA/verify.json" 10)
 echo "verify over HTTP: $VERIFY"
 kill "$SAMPLER" 2>/dev/null || true
 
-# 7. The baseline again, with the server stopped.
 kill "$PID" && wait "$PID" 2>/dev/null || true
 PID=
-SINGLE_AFTER=$("$BIN/examples/render_rate" "$BODY" 10)
-echo "single-thread in-process render, after: $SINGLE_AFTER"
 
-python3 - "$SINGLE" "$SINGLE_AFTER" "$RENDER" "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$((CPU_AFTER - CPU_BEFORE))" "$(getconf CLK_TCK)" <<'PY'
-import json, sys
-before, after, render, verify, uncharged = (json.loads(a) for a in sys.argv[1:6])
-cores, rss_end, rss_hwm = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
-server_cpu_ms = int(sys.argv[9]) * 1000 / int(sys.argv[10]) / max(render["requests"], 1)
-single = {k: (before[k] + after[k]) / 2 for k in ("rps", "cpu_ms_per_render")}
+python3 - "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$CPU_TICKS" "$(getconf CLK_TCK)" "$ROUNDS" "${SINGLES[@]}" "${RENDERS[@]}" <<'PY'
+import json, statistics, sys
+verify, uncharged = (json.loads(a) for a in sys.argv[1:3])
+cores, rss_end, rss_hwm = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+ticks, clk_tck, rounds = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+singles = [json.loads(a) for a in sys.argv[9:9 + rounds]]
+renders = [json.loads(a) for a in sys.argv[9 + rounds:9 + 2 * rounds]]
+requests = sum(r["requests"] for r in renders)
+render = {
+    "rps": sum(r["ok"] for r in renders) / sum(r["seconds"] for r in renders),
+    "errors": sum(r["errors"] for r in renders),
+    "statuses": {},
+    # Each round's percentile; the median of them stands for the run.
+    "p50_ms": statistics.median(r["p50_ms"] for r in renders),
+    "p99_ms": statistics.median(r["p99_ms"] for r in renders),
+}
+for r in renders:
+    for status, n in r["statuses"].items():
+        render["statuses"][status] = render["statuses"].get(status, 0) + n
+server_cpu_ms = ticks * 1000 / clk_tck / max(requests, 1)
+single = {k: statistics.mean(s[k] for s in singles) for k in ("rps", "cpu_ms_per_render")}
 ideal = cores * single["rps"]
+single_rates = ", ".join(f"{s['rps']:.1f}" for s in singles)
+per_round = ", ".join(f"{r['rps'] / (cores * s['rps']):.2f}" for s, r in zip(singles, renders))
 print()
 print("| figure | value |")
 print("|---|---|")
-print(f"| single-thread render rate (in-process; mean of before and after) | {single['rps']:.1f}/s ({before['rps']:.1f}, {after['rps']:.1f}) |")
+print(f"| single-thread render rate (in-process; mean of {rounds} rounds) | {single['rps']:.1f}/s ({single_rates}) |")
 print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
-print(f"| p50 / p99 latency | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
-print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s) | {render['rps'] / ideal:.2f} |")
+print(f"| p50 / p99 latency (median of rounds) | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
+print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s); each round's own | {render['rps'] / ideal:.2f}; {per_round} |")
 print(f"| the same with the system token (no auth, no charge): renders/s, ratio | {uncharged['rps']:.1f}/s, {uncharged['rps'] / ideal:.2f} |")
 print(f"| CPU per render: in-process / server (HTTP, auth, outbox, reporter, verifier) | {single['cpu_ms_per_render']:.2f} ms / {server_cpu_ms:.2f} ms (ratio {single['cpu_ms_per_render'] / server_cpu_ms:.2f}) |")
 print(f"| non-200 answers | {render['errors']} {render['statuses']} |")
