@@ -96,7 +96,7 @@ pub struct Limits {
     /// long and CPU-bound; the async
     /// side's work (reading requests, answering, syncing the usage outbox)
     /// is short and gates the next render. Niced renders give way to it at
-    /// once: on 2 cores, 2.5% more labels per second, and a health check's
+    /// once: on 2 cores, 2.5-3.6% more labels per second, and a health check's
     /// p99 under full render load fell from 3 ms to 1-1.6 ms. On a host
     /// where the service shares one scheduling group (cgroup) with other
     /// busy processes, renders also give way to those: set 0 there.
