@@ -92,14 +92,14 @@ pub struct Limits {
     /// Renders allowed to wait for a slot before API-503 answers.
     pub render_queue: usize,
     /// How far below the rest of the server its render threads are
-    /// scheduled: a nice increment, 0 (same priority) to 19. Renders are
-    /// long and CPU-bound; the async
-    /// side's work (reading requests, answering, syncing the usage outbox)
-    /// is short and gates the next render. Niced renders give way to it at
-    /// once: on 2 cores, 2.5-3.6% more labels per second, and a health check's
-    /// p99 under full render load fell from 3 ms to 1-1.6 ms. On a host
-    /// where the service shares one scheduling group (cgroup) with other
-    /// busy processes, renders also give way to those: set 0 there.
+    /// scheduled: a nice increment, 0 (same priority) to 19. Renders are long
+    /// and CPU-bound; the async side's work (reading requests, answering,
+    /// syncing the usage outbox) is short and gates the next render. Niced
+    /// renders give way to it at once: on 2 cores, 2.5-3.6% more labels per
+    /// second, and a health check's p99 under full render load fell from 3 ms
+    /// to 1-1.6 ms. On a host where the service shares one scheduling group
+    /// (cgroup) with other busy processes, renders also give way to those:
+    /// set 0 there.
     pub render_thread_nice: Nice,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
