@@ -170,7 +170,7 @@ impl RenderPool {
     /// Starts the render threads and sizes the queue as `limits` say.
     pub fn new(limits: &Limits) -> RenderPool {
         let shared = Arc::new(Shared::default());
-        let threads = (0..limits.render_slots().max(1))
+        let threads = (0..limits.render_slots())
             .map(|i| {
                 let name = format!("render-{i}");
                 let pool = threads::render_thread(name, limits.render_thread_nice);

@@ -624,15 +624,11 @@ fn render_threads_run_below_the_async_side_by_the_configured_nice_increment() {
     let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[limits]\nrender_thread_nice = 4\n").unwrap();
     for (args, increment) in [
         (vec![], 19),
         (vec!["--config", config.to_str().unwrap()], 4),
     ] {
-        std::fs::write(
-            &config,
-            format!("[limits]\nrender_thread_nice = {increment}\n"),
-        )
-        .unwrap();
         let data = tempfile::tempdir().unwrap();
         let mut server = server::start(data.path(), &args);
         let threads = thread_priorities(server.child.id());
