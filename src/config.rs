@@ -81,6 +81,17 @@ pub struct Limits {
     pub image_pixels: u64,
     /// Largest encoded image, in bytes.
     pub image_bytes: usize,
+    /// Deepest nesting in an SVG image, in levels: elements, and what usvg
+    /// nests for `use`, clip paths, masks, patterns, markers, filters and
+    /// embedded SVGs. usvg and the PDF writer recurse once per level on the
+    /// render thread's stack: 700 levels overflowed its 2 MiB, killing the
+    /// process (issue 14 item 1). 64 is deeper than drawing tools nest (a
+    /// dozen or two) and uses under a tenth of that stack.
+    pub svg_depth: u64,
+    /// Most elements an SVG image may expand to: `use` copies, clip paths,
+    /// masks and patterns once per use, markers once per vertex, embedded
+    /// SVGs. 100,000 is several times a detailed map or chart.
+    pub svg_elements: u64,
     /// Largest page side in mm (PDF's own limit is 14,400 pt = 5,080 mm).
     pub page_side_mm: f64,
     /// Largest absolute coordinate or length in mm anywhere in a request.
@@ -134,6 +145,8 @@ impl Default for Limits {
             text_chars: 5_000_000,
             image_pixels: 40_000_000,
             image_bytes: 15 * 1024 * 1024,
+            svg_depth: 64,
+            svg_elements: 100_000,
             page_side_mm: 5_080.0,
             coordinate_mm: 100_000.0,
             render_deadline_ms: 30_000,

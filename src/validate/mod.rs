@@ -12,7 +12,7 @@ mod table;
 mod text;
 
 pub use self::geometry::{element_bounds, resolve_x, text_box_size, Frame, Zone, PT_MM};
-pub use self::image::{ImageKind, LoadedImage, ResourceDir};
+pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use self::text::{parse_rich_text, Run};
 

@@ -1,0 +1,200 @@
+//! Image data: data URIs, Base64, or files under the resource folder
+//! ([`source`]), each parsed once here with the renderer's own parsers, so
+//! that a bad image is API-002 naming it, never a failed compile (API-501),
+//! a panic, or a crash of the render thread:
+//! - rasters ([`raster`]): sized from the header against `image_pixels`,
+//!   GIF frames checked against the screen, then decoded as Typst decodes;
+//! - SVGs ([`svg`]): depth, elements, entities and references bounded
+//!   before usvg converts them, embedded images checked in turn.
+//!
+//! Nothing is ever read from the network or outside the resource folder.
+
+mod error;
+mod gif;
+mod raster;
+mod source;
+mod svg;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use typst::visualize::{ImageFormat, RasterFormat, VectorFormat};
+
+use super::Validator;
+use crate::config::Limits;
+use crate::model::ImageElement;
+
+pub use self::error::ImageError;
+pub use self::source::ResourceDir;
+
+/// The image formats the renderer embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    Png,
+    Jpg,
+    Gif,
+    Webp,
+    Svg,
+}
+
+impl ImageKind {
+    /// Sniffs the type from the bytes.
+    pub fn sniff(bytes: &[u8]) -> Option<ImageKind> {
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some(ImageKind::Png)
+        } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+            Some(ImageKind::Jpg)
+        } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+            Some(ImageKind::Gif)
+        } else if bytes.len() >= 12 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+            Some(ImageKind::Webp)
+        } else {
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]);
+            let head = head.trim_start_matches('\u{feff}').trim_start();
+            (head.starts_with("<svg") || head.starts_with("<?xml") && head.contains("<svg"))
+                .then_some(ImageKind::Svg)
+        }
+    }
+
+    /// Whether a request's `format` names this kind.
+    fn matches(self, format: &str) -> bool {
+        let f = format.to_ascii_lowercase();
+        match self {
+            ImageKind::Png => f == "png",
+            ImageKind::Jpg => f == "jpg" || f == "jpeg",
+            ImageKind::Gif => f == "gif",
+            ImageKind::Webp => f == "webp",
+            ImageKind::Svg => f == "svg",
+        }
+    }
+
+    /// The format's name in messages.
+    fn name(self) -> &'static str {
+        match self {
+            ImageKind::Png => "PNG",
+            ImageKind::Jpg => "JPEG",
+            ImageKind::Gif => "GIF",
+            ImageKind::Webp => "WebP",
+            ImageKind::Svg => "SVG",
+        }
+    }
+}
+
+/// Decoded, checked image bytes, ready for the engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedImage {
+    pub kind: ImageKind,
+    pub bytes: Arc<Vec<u8>>,
+    /// Intrinsic size in pixels (raster) or user units (SVG, as usvg reads it).
+    pub width: f64,
+    pub height: f64,
+    /// Bytes of the pixel buffers the renderer will decode this image into
+    /// (for an SVG, those of the rasters it embeds). Validation has decoded
+    /// them once; the compile decodes again (see [`raster`]).
+    pub decoded_bytes: u64,
+}
+
+/// What checking an image found out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Inspected {
+    width: f64,
+    height: f64,
+    decoded_bytes: u64,
+}
+
+/// Checks one image's bytes (the `data` field already decoded) as the
+/// renderer would read them: the validation of every image element, and
+/// the entry point of the `image` fuzz target.
+pub fn check_image(bytes: Vec<u8>, limits: &Limits) -> Result<LoadedImage, ImageError> {
+    let kind = ImageKind::sniff(&bytes).ok_or(ImageError::UnknownFormat)?;
+    inspect(kind, bytes, limits)
+}
+
+fn inspect(kind: ImageKind, bytes: Vec<u8>, limits: &Limits) -> Result<LoadedImage, ImageError> {
+    renderer_agrees(kind, &bytes)?;
+    // The parsers are other crates' code run on hostile bytes: a panic in
+    // one refuses the image rather than failing the request with a 500.
+    let inspected = catch_unwind(AssertUnwindSafe(|| match kind {
+        ImageKind::Svg => svg::check(&bytes, limits),
+        _ => raster::check(kind, &bytes, limits.image_pixels),
+    }))
+    .map_err(|_| ImageError::ParserFailed)??;
+    Ok(LoadedImage {
+        kind,
+        bytes: Arc::new(bytes),
+        width: inspected.width,
+        height: inspected.height,
+        decoded_bytes: inspected.decoded_bytes,
+    })
+}
+
+/// Typst picks the decoder from the bytes on its own (the lowering names
+/// no format): it must pick the one validation checked with. It knows an
+/// SVG only by its namespace in the first 2048 bytes.
+fn renderer_agrees(kind: ImageKind, bytes: &[u8]) -> Result<(), ImageError> {
+    use typst::visualize::ExchangeFormat as X;
+    let agrees = match ImageFormat::detect(bytes) {
+        Some(ImageFormat::Raster(RasterFormat::Exchange(format))) => matches!(
+            (kind, format),
+            (ImageKind::Png, X::Png)
+                | (ImageKind::Jpg, X::Jpg)
+                | (ImageKind::Gif, X::Gif)
+                | (ImageKind::Webp, X::Webp)
+        ),
+        Some(ImageFormat::Vector(VectorFormat::Svg)) => kind == ImageKind::Svg,
+        None if kind == ImageKind::Svg => return Err(ImageError::SvgNamespaceTooLate),
+        _ => false,
+    };
+    if agrees {
+        return Ok(());
+    }
+    Err(ImageError::Unrecognised {
+        kind,
+        renderer: match ImageFormat::detect(bytes) {
+            Some(format) => format!("{format:?}"),
+            None => "no image".into(),
+        },
+    })
+}
+
+impl Validator<'_> {
+    pub(crate) fn image_rules(&mut self, path: &str, image: &ImageElement) {
+        let limits = &self.env.config.limits;
+        let bytes = match source::data_bytes(&image.data, limits.image_bytes, self.env.resources) {
+            Ok(b) => b,
+            Err(message) => return self.push(format!("{path}.data"), message),
+        };
+        let Some(kind) = ImageKind::sniff(&bytes) else {
+            return self.push(
+                format!("{path}.data"),
+                ImageError::UnknownFormat.to_string(),
+            );
+        };
+        if let Some(format) = &image.format {
+            if !["png", "jpg", "jpeg", "gif", "webp", "svg"]
+                .contains(&format.to_ascii_lowercase().as_str())
+            {
+                return self.push(
+                    format!("{path}.format"),
+                    "must be png, jpg, jpeg, gif, webp or svg",
+                );
+            }
+            if !kind.matches(format) {
+                return self.push(
+                    format!("{path}.format"),
+                    format!("says `{format}` but the data is {kind:?}"),
+                );
+            }
+        }
+        match inspect(kind, bytes, limits) {
+            // Validation hands the checked image to the lowering step through the element.
+            Ok(loaded) => {
+                let _ = image.loaded.set(Arc::new(loaded));
+            }
+            Err(e) => self.push(format!("{path}.data"), e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
