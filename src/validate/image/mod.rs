@@ -7,6 +7,9 @@
 //! - SVGs ([`svg`]): depth, elements, entities and references bounded
 //!   before usvg converts them, embedded images checked in turn.
 //!
+//! Each verdict is kept by the bytes' hash ([`verdicts`]): the same image
+//! is checked once per process, however many elements or requests show it.
+//!
 //! Nothing is ever read from the network or outside the resource folder.
 
 mod error;
@@ -14,6 +17,7 @@ mod gif;
 mod raster;
 mod source;
 mod svg;
+mod verdicts;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -112,13 +116,15 @@ pub fn check_image(bytes: Vec<u8>, limits: &Limits) -> Result<LoadedImage, Image
 
 fn inspect(kind: ImageKind, bytes: Vec<u8>, limits: &Limits) -> Result<LoadedImage, ImageError> {
     renderer_agrees(kind, &bytes)?;
-    // The parsers are other crates' code run on hostile bytes: a panic in
-    // one refuses the image rather than failing the request with a 500.
-    let inspected = catch_unwind(AssertUnwindSafe(|| match kind {
-        ImageKind::Svg => svg::check(&bytes, limits),
-        _ => raster::check(kind, &bytes, limits.image_pixels),
-    }))
-    .map_err(|_| ImageError::ParserFailed)??;
+    let inspected = verdicts::verdict(verdicts::Key::new(&bytes, limits), || {
+        // The parsers are other crates' code run on hostile bytes: a panic
+        // in one refuses the image rather than failing the request (a 500).
+        catch_unwind(AssertUnwindSafe(|| match kind {
+            ImageKind::Svg => svg::check(&bytes, limits),
+            _ => raster::check(kind, &bytes, limits.image_pixels),
+        }))
+        .unwrap_or(Err(ImageError::ParserFailed))
+    })?;
     Ok(LoadedImage {
         kind,
         bytes: Arc::new(bytes),
