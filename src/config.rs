@@ -84,14 +84,24 @@ pub struct Limits {
     /// Deepest nesting in an SVG image, in levels: elements, and what usvg
     /// nests for `use`, clip paths, masks, patterns, markers, filters and
     /// embedded SVGs. usvg and the PDF writer recurse once per level on the
-    /// render thread's stack: 700 levels overflowed its 2 MiB, killing the
-    /// process (issue 14 item 1). 64 is deeper than drawing tools nest (a
-    /// dozen or two) and uses under a tenth of that stack.
+    /// render thread's stack, about 3.5 KiB a level: 600 levels overflowed
+    /// its 2 MiB and killed the process (issue 14 item 1). 64 is deeper than
+    /// drawing tools nest (a dozen or two) and validates and renders within
+    /// 320 KiB (`examples/image_cost.rs stack`), a sixth of that stack.
     pub svg_depth: u64,
     /// Most elements an SVG image may expand to: `use` copies, clip paths,
     /// masks and patterns once per use, markers once per vertex, embedded
-    /// SVGs. 100,000 is several times a detailed map or chart.
+    /// SVGs. 100,000 rects validate in 0.5 s and render in 0.7 s
+    /// (`examples/image_cost.rs elements`), several times a detailed map.
     pub svg_elements: u64,
+    /// Most characters of `<text>` in an SVG image, counted as elements
+    /// are (`use` copies, embedded SVGs). usvg lays text out at about 3 µs
+    /// a character: 100,000 take 0.3 s.
+    pub svg_text_chars: u64,
+    /// Most characters in one `<text>` element of an SVG image: its layout
+    /// grows faster than linearly (30,000 characters 0.2 s, 100,000 3 s,
+    /// 1,000,000 over 5 minutes).
+    pub svg_text_element_chars: u64,
     /// Largest page side in mm (PDF's own limit is 14,400 pt = 5,080 mm).
     pub page_side_mm: f64,
     /// Largest absolute coordinate or length in mm anywhere in a request.
@@ -147,6 +157,8 @@ impl Default for Limits {
             image_bytes: 15 * 1024 * 1024,
             svg_depth: 64,
             svg_elements: 100_000,
+            svg_text_chars: 100_000,
+            svg_text_element_chars: 10_000,
             page_side_mm: 5_080.0,
             coordinate_mm: 100_000.0,
             render_deadline_ms: 30_000,

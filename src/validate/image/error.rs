@@ -55,6 +55,12 @@ pub enum ImageError {
          patterns and markers per use, and embedded SVGs)"
     )]
     SvgTooManyElements { limit: u64 },
+    #[error("a <text> element of the SVG has more than {limit} characters")]
+    SvgTextElementTooLong { limit: u64 },
+    #[error(
+        "the SVG's text has more than {limit} characters (counting `use` copies and embedded SVGs)"
+    )]
+    SvgTooMuchText { limit: u64 },
     #[error("the SVG's XML entities expand to more than {limit} bytes")]
     SvgEntities { limit: usize },
     #[error("the SVG's XML entities refer to themselves or nest more than 10 deep")]

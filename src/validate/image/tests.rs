@@ -159,3 +159,25 @@ fn unknown_bytes_are_refused() {
         Err(ImageError::UnknownFormat)
     );
 }
+
+#[test]
+fn the_svg_limits_are_published_and_configurable() {
+    let published = serde_json::to_value(RuntimeConfig::default()).unwrap();
+    let limits = &published["limits"];
+    assert_eq!(limits["svg_depth"], 64);
+    assert_eq!(limits["svg_elements"], 100_000);
+    assert_eq!(limits["svg_text_chars"], 100_000);
+    assert_eq!(limits["svg_text_element_chars"], 10_000);
+    let config: RuntimeConfig = toml::from_str("[limits]\nsvg_depth = 16\n").unwrap();
+    assert_eq!(config.limits.svg_depth, 16);
+    // The root and 16 groups: 17 levels.
+    let deep = format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'>{}{}</svg>",
+        "<g>".repeat(16),
+        "</g>".repeat(16)
+    );
+    assert_eq!(
+        check_image(deep.into_bytes(), &config.limits),
+        Err(ImageError::SvgTooDeep { limit: 16 })
+    );
+}

@@ -24,6 +24,8 @@ struct Rules {
     image_bytes: usize,
     svg_depth: u64,
     svg_elements: u64,
+    svg_text_chars: u64,
+    svg_text_element_chars: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,6 +43,8 @@ impl Key {
                 image_bytes: limits.image_bytes,
                 svg_depth: limits.svg_depth,
                 svg_elements: limits.svg_elements,
+                svg_text_chars: limits.svg_text_chars,
+                svg_text_element_chars: limits.svg_text_element_chars,
             },
         }
     }

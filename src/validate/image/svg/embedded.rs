@@ -51,10 +51,7 @@ pub fn check(
     budget.pixels_left -= (inspected.width * inspected.height) as u64;
     budget.decoded_bytes = budget.decoded_bytes.saturating_add(inspected.decoded_bytes);
     // A raster adds no elements and no nesting to the element showing it.
-    Ok(Shape {
-        depth: 0,
-        elements: 0,
-    })
+    Ok(Shape::NONE)
 }
 
 fn take_bytes(budget: &mut Budget, bytes: usize, limits: &Limits) -> Result<(), ImageError> {

@@ -10,11 +10,15 @@
 //!   marker they name, from attributes, the `style` attribute and matching
 //!   `<style>` rules alike; `fill`, `stroke` and markers are inherited, so
 //!   an element inherits its ancestors' references unless it sets its own;
+//! - a `tref` leads to the element whose text it copies;
 //! - an `<image>` with an embedded SVG carries that SVG's shape.
 //!
 //! usvg converts a referenced clip path, mask, pattern or marker once per
 //! use (markers once per vertex), so the elements it builds are the sum over
-//! elements of how often each is reached (its instances) times its size;
+//! elements of how often each is reached (its instances) times its size
+//! (and its text: usvg lays out `<text>` about 3 µs a character, but a
+//! single `<text>` element far slower: 30,000 characters in 0.2 s, 100,000
+//! in 3 s, 1,000,000 in over 5 minutes, so each one is bounded too);
 //! its recursion follows the longest path, which is the depth. Both are
 //! computed on a topological order, without recursion; a cycle is refused.
 //! A reference to an element's own ancestor is left out where usvg drops it.
@@ -50,6 +54,21 @@ pub fn measure(
     let mut inherited = Inherited::new(elements.nodes.len());
     for (index, node) in elements.nodes.iter().enumerate() {
         let here = |e| at(doc, *node, e);
+        if is(*node, "text") {
+            let chars = text_chars(*node);
+            if chars > limits.svg_text_element_chars {
+                return Err(here(ImageError::SvgTextElementTooLong {
+                    limit: limits.svg_text_element_chars,
+                }));
+            }
+            graph.weigh(
+                index,
+                Shape {
+                    text_chars: chars,
+                    ..Shape::NONE
+                },
+            );
+        }
         let declared = Declared::of(*node, styles.rules_for(index)).map_err(here)?;
         inherited.set(index, elements.parent[index], &declared);
         let mut edges = Vec::new();
@@ -109,13 +128,27 @@ pub fn measure(
             limit: limits.svg_elements,
         });
     }
+    if totals.text_chars > limits.svg_text_chars {
+        return Err(ImageError::SvgTooMuchText {
+            limit: limits.svg_text_chars,
+        });
+    }
     if totals.style_steps > style_limit {
         return Err(ImageError::SvgStyleTooCostly);
     }
     Ok(Shape {
         depth: totals.depth,
         elements: totals.elements,
+        text_chars: totals.text_chars,
     })
+}
+
+/// Characters of a `<text>` element's content, its `tspan`s included.
+fn text_chars(node: Node) -> u64 {
+    node.descendants()
+        .filter(Node::is_text)
+        .map(|t| t.text().map_or(0, |t| t.chars().count() as u64))
+        .sum()
 }
 
 /// Names the element an error is about: `the <image> at line 3, column 5`.
@@ -136,9 +169,10 @@ fn is(node: Node, tag: &str) -> bool {
     node.tag_name().name() == tag
 }
 
-/// Elements whose `href="#id"` makes usvg copy (or inherit) the target's content.
+/// Elements whose `href="#id"` makes usvg copy (or inherit) the target's
+/// content (a `tref` its text).
 fn copies(node: Node) -> bool {
-    ["use", "feImage", "pattern", "filter"].contains(&node.tag_name().name())
+    ["use", "feImage", "pattern", "filter", "tref"].contains(&node.tag_name().name())
 }
 
 /// At most this many characters of a document's text in a message.
@@ -657,6 +691,7 @@ struct Graph {
 struct Totals {
     depth: u64,
     elements: u64,
+    text_chars: u64,
     style_steps: u64,
 }
 
@@ -664,13 +699,7 @@ impl Graph {
     fn new(elements: usize) -> Self {
         Self {
             edges: vec![Vec::new(); elements],
-            extra: vec![
-                Shape {
-                    depth: 0,
-                    elements: 0
-                };
-                elements
-            ],
+            extra: vec![Shape::NONE; elements],
             style_steps: vec![0; elements],
         }
     }
@@ -679,6 +708,7 @@ impl Graph {
         let extra = &mut self.extra[index];
         extra.depth = extra.depth.max(shape.depth);
         extra.elements = extra.elements.saturating_add(shape.elements);
+        extra.text_chars = extra.text_chars.saturating_add(shape.text_chars);
     }
 
     /// Adds element `index` (after its parent) with its reference edges.
@@ -725,6 +755,7 @@ impl Graph {
         let mut totals = Totals {
             depth: 0,
             elements: 0,
+            text_chars: 0,
             style_steps: 0,
         };
         for &e in order.iter().rev() {
@@ -735,6 +766,8 @@ impl Graph {
             totals.elements = totals
                 .elements
                 .saturating_add(instances[e].saturating_mul(size));
+            let text = instances[e].saturating_mul(self.extra[e].text_chars);
+            totals.text_chars = totals.text_chars.saturating_add(text);
             totals.style_steps = totals
                 .style_steps
                 .saturating_add(instances[e].saturating_mul(self.style_steps[e]));

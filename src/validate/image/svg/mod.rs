@@ -46,6 +46,17 @@ pub struct Shape {
     /// Elements after `use` copies, per-use clip paths, masks, patterns and
     /// markers, and embedded SVGs.
     pub elements: u64,
+    /// Characters of `<text>` content, counted the same way.
+    pub text_chars: u64,
+}
+
+impl Shape {
+    /// What a raster adds: no elements, no nesting, no text.
+    pub const NONE: Shape = Shape {
+        depth: 0,
+        elements: 0,
+        text_chars: 0,
+    };
 }
 
 /// What the rasters embedded in one top-level SVG may use together: one

@@ -192,6 +192,35 @@ fn a_mask_counts_once_per_element_using_it() {
 }
 
 #[test]
+fn text_is_bounded_per_element_and_in_all() {
+    let text = |chars: usize| format!("<text id='t' y='5'>{}</text>", "W".repeat(chars));
+    assert!(check_svg(&svg(&text(10_000))).is_ok());
+    assert_eq!(
+        cause(&svg(&text(10_001))),
+        ImageError::SvgTextElementTooLong { limit: 10_000 }
+    );
+    // Eleven full ones, or one copied by `use`, exceed the total.
+    assert_eq!(
+        cause(&svg(&text(10_000).repeat(11))),
+        ImageError::SvgTooMuchText { limit: 100_000 }
+    );
+    let copied = format!("{}{}", text(5_000), "<use href='#t'/>".repeat(20));
+    assert_eq!(
+        cause(&svg(&copied)),
+        ImageError::SvgTooMuchText { limit: 100_000 }
+    );
+    // tspans count with their text element.
+    let spans = format!(
+        "<text y='5'>{}</text>",
+        "<tspan>WWWWWWWWWW</tspan>".repeat(1_001)
+    );
+    assert_eq!(
+        cause(&svg(&spans)),
+        ImageError::SvgTextElementTooLong { limit: 10_000 }
+    );
+}
+
+#[test]
 fn a_reference_loop_is_refused() {
     let looped =
         svg("<g id='a'><use href='#b'/></g><g id='b'><use href='#a'/></g><use href='#a'/>");
