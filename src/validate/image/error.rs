@@ -61,6 +61,11 @@ pub enum ImageError {
         "the SVG's text has more than {limit} characters (counting `use` copies and embedded SVGs)"
     )]
     SvgTooMuchText { limit: u64 },
+    #[error(
+        "the SVG applies more than {limit} filter primitives (each filter's, once per element \
+         it applies to)"
+    )]
+    SvgTooManyFilters { limit: u64 },
     #[error("the SVG's XML entities expand to more than {limit} bytes")]
     SvgEntities { limit: usize },
     #[error("the SVG's XML entities refer to themselves or nest more than 10 deep")]

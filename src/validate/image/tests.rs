@@ -168,6 +168,7 @@ fn the_svg_limits_are_published_and_configurable() {
     assert_eq!(limits["svg_elements"], 100_000);
     assert_eq!(limits["svg_text_chars"], 100_000);
     assert_eq!(limits["svg_text_element_chars"], 10_000);
+    assert_eq!(limits["svg_filter_primitives"], 10);
     let config: RuntimeConfig = toml::from_str("[limits]\nsvg_depth = 16\n").unwrap();
     assert_eq!(config.limits.svg_depth, 16);
     // The root and 16 groups: 17 levels.

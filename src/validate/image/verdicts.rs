@@ -26,6 +26,7 @@ struct Rules {
     svg_elements: u64,
     svg_text_chars: u64,
     svg_text_element_chars: u64,
+    svg_filter_primitives: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,6 +46,7 @@ impl Key {
                 svg_elements: limits.svg_elements,
                 svg_text_chars: limits.svg_text_chars,
                 svg_text_element_chars: limits.svg_text_element_chars,
+                svg_filter_primitives: limits.svg_filter_primitives,
             },
         }
     }

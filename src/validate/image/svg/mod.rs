@@ -19,6 +19,8 @@
 mod embedded;
 mod graph;
 mod prescan;
+mod refs;
+mod styles;
 
 use crate::config::Limits;
 
@@ -48,6 +50,8 @@ pub struct Shape {
     pub elements: u64,
     /// Characters of `<text>` content, counted the same way.
     pub text_chars: u64,
+    /// Filter primitives applied, counted the same way.
+    pub filter_primitives: u64,
 }
 
 impl Shape {
@@ -56,6 +60,7 @@ impl Shape {
         depth: 0,
         elements: 0,
         text_chars: 0,
+        filter_primitives: 0,
     };
 }
 

@@ -221,6 +221,41 @@ fn text_is_bounded_per_element_and_in_all() {
 }
 
 #[test]
+fn filters_count_each_primitive_once_per_element_they_apply_to() {
+    let filter = |primitives: usize| {
+        format!(
+            "<filter id='f'>{}</filter>",
+            "<feGaussianBlur stdDeviation='2'/>".repeat(primitives)
+        )
+    };
+    let users = |n: usize| "<rect filter='url(#f)' width='5' height='5'/>".repeat(n);
+    assert!(check_svg(&svg(&format!("{}{}", filter(2), users(5)))).is_ok());
+    // A filter defined but never used costs nothing.
+    assert!(check_svg(&svg(&filter(50))).is_ok());
+    for refused in [
+        format!("{}{}", filter(1), users(11)),
+        format!("{}{}", filter(11), users(1)),
+        format!(
+            "{}<g id='g'>{}</g>{}",
+            filter(1),
+            users(2),
+            "<use href='#g'/>".repeat(5)
+        ),
+        format!(
+            "<style>rect {{ filter: url(#f) }}</style>{}{}",
+            filter(1),
+            "<rect width='5' height='5'/>".repeat(11)
+        ),
+    ] {
+        assert_eq!(
+            cause(&svg(&refused)),
+            ImageError::SvgTooManyFilters { limit: 10 },
+            "{refused}"
+        );
+    }
+}
+
+#[test]
 fn a_reference_loop_is_refused() {
     let looped =
         svg("<g id='a'><use href='#b'/></g><g id='b'><use href='#a'/></g><use href='#a'/>");
