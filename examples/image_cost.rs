@@ -1,7 +1,7 @@
 //! What image validation costs, measured against the render it protects.
 //! Each mode prints one line; times are wall clock on this machine.
 //!
-//! - `raster [MEGAPIXELS]` (default 40): a photo-like PNG of that size in
+//! - `raster [MEGAPIXELS [jpeg]]` (default 40, PNG): a photo-like image in
 //!   a one-image document; validation (Base64 and full decode included)
 //!   and then the render of the same document, in one run, and the ratio.
 //! - `stack DEPTH KIB`: validates and renders the nested-`<svg>`
@@ -45,7 +45,7 @@ fn b64(bytes: &[u8]) -> String {
 
 /// Smooth gradients with a little noise: compresses like a scan or a
 /// photo saved as PNG, so that 40 MP fit the 15 MiB `image_bytes`.
-fn photo_png(megapixels: u32, seed: u32) -> Vec<u8> {
+fn photo(megapixels: u32, seed: u32, format: image::ImageFormat) -> Vec<u8> {
     let width = 8_000 * megapixels / 40;
     let height = 5_000;
     let mut state = 0x9e37_79b9_u32 ^ seed;
@@ -62,21 +62,21 @@ fn photo_png(megapixels: u32, seed: u32) -> Vec<u8> {
     });
     let mut out = Cursor::new(Vec::new());
     image::DynamicImage::ImageRgb8(pixels)
-        .write_to(&mut out, image::ImageFormat::Png)
+        .write_to(&mut out, format)
         .unwrap();
     out.into_inner()
 }
 
-fn raster(megapixels: u32) {
+fn raster(megapixels: u32, format: image::ImageFormat) {
     let engine = engine(RuntimeConfig::default());
     labelpress::engine::threads::become_render_thread();
     // Warm the engine (fonts, prelude) on a small document first.
-    let small = document(&b64(&photo_png(1, 0)));
+    let small = document(&b64(&photo(1, 0, format)));
     engine.render(&engine.validate(&small).unwrap()).unwrap();
     // A new image each round: Typst memoises decodes, and a server sees
     // each image once.
-    for round in 0..3 {
-        let png = photo_png(megapixels, round + 1);
+    for round in 0..6 {
+        let png = photo(megapixels, round + 1, format);
         let body = document(&b64(&png));
         let started = Instant::now();
         let doc = engine.validate(&body).expect("valid");
@@ -85,7 +85,7 @@ fn raster(megapixels: u32) {
         let rendered = engine.render(&doc).expect("renders");
         let render = started.elapsed();
         println!(
-            "raster {megapixels} MP, {} bytes PNG, round {round}: validation {:.0} ms, render {:.0} ms, validation/render {:.2} (PDF {} bytes)",
+            "raster {megapixels} MP, {} bytes {format:?}, round {round}: validation {:.0} ms, render {:.0} ms, validation/render {:.2} (PDF {} bytes)",
             png.len(),
             validated.as_secs_f64() * 1e3,
             render.as_secs_f64() * 1e3,
@@ -180,7 +180,13 @@ fn main() {
             .map_or(default, |a| a.parse().expect("a number"))
     };
     match args.first().map(String::as_str) {
-        Some("raster") | None => raster(number(1, 40) as u32),
+        Some("raster") | None => raster(
+            number(1, 40) as u32,
+            match args.get(2).map(String::as_str) {
+                Some("jpeg") => image::ImageFormat::Jpeg,
+                _ => image::ImageFormat::Png,
+            },
+        ),
         Some("stack") => stack(
             number(1, 700),
             number(2, 2048),

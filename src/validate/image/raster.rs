@@ -9,7 +9,9 @@
 //! that validate but never render (another element invalid, the queue full)
 //! would pin their decoded images meanwhile. What validation keeps is the
 //! fact: the image decodes, has these dimensions and needs this many bytes
-//! decoded ([`super::Inspected`]).
+//! decoded ([`super::Inspected`]), and [`super::verdicts`] keeps it by the
+//! bytes' hash. The extra decode, 40 megapixels: a PNG 70-85 ms against a
+//! 470-560 ms render, a JPEG ~55 ms against ~60 ms (examples/image_cost.rs).
 
 use std::io::Cursor;
 
