@@ -103,7 +103,8 @@ pub struct Limits {
     /// 1,000,000 over 5 minutes).
     pub svg_text_element_chars: u64,
     /// Most filter primitives an SVG image may apply (each filter's
-    /// primitives, once per element it applies to). Each rasterises the
+    /// primitives and filter functions, once per element they apply to).
+    /// Each rasterises the
     /// region it filters: 0.25-0.55 s for a label-sized image, up to 2 s
     /// for a metre-sized one; 200 drop shadows took 66 s.
     pub svg_filter_primitives: u64,

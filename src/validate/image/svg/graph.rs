@@ -3,14 +3,13 @@
 //!
 //! The elements and their references form a graph:
 //! - each element leads to its children;
-//! - a `use`, `feImage`, `pattern` or `filter` with `href="#id"` leads to
-//!   the element it copies or inherits from;
+//! - a `use`, `feImage`, `pattern`, `filter` or `tref` with `href="#id"`
+//!   leads to the element it copies or inherits from (a `tref` its text);
 //! - `clip-path`, `mask`, `filter`, `fill`/`stroke` (patterns) and the
 //!   `marker` properties lead to the clip path, mask, filter, pattern or
 //!   marker they name, from attributes, the `style` attribute and matching
 //!   `<style>` rules alike; `fill`, `stroke` and markers are inherited, so
 //!   an element inherits its ancestors' references unless it sets its own;
-//! - a `tref` leads to the element whose text it copies;
 //! - an `<image>` with an embedded SVG carries that SVG's shape.
 //!
 //! usvg converts a referenced clip path, mask, pattern or marker once per
@@ -51,77 +50,17 @@ pub fn measure(
     for (index, node) in elements.nodes.iter().enumerate() {
         let here = |e| at(doc, *node, e);
         if is(*node, "text") {
-            let chars = text_chars(*node);
-            if chars > limits.svg_text_element_chars {
-                return Err(here(ImageError::SvgTextElementTooLong {
-                    limit: limits.svg_text_element_chars,
-                }));
-            }
-            graph.weigh(
-                index,
-                Shape {
-                    text_chars: chars,
-                    ..Shape::NONE
-                },
-            );
+            graph.weigh(index, text(*node, limits).map_err(here)?);
         }
         let declared = Declared::of(*node, styles.rules_for(index)).map_err(here)?;
         inherited.set(index, elements.parent[index], &declared);
-        let mut edges = Vec::new();
-        // usvg drops an element's own reference to its ancestor (its
-        // `fix_recursive_*` passes) and a marker inside itself, but follows
-        // a fill or stroke a pattern's content inherits from the pattern's
-        // ancestors back into the pattern, without end (a stack overflow):
-        // kept, that edge closes a loop, and the loop is refused.
-        let own = declared.refs.iter().map(|r| (r, true));
-        let inherited_refs = inherited
-            .from_ancestors(index, &declared.sets)
-            .map(|r| (r, r.prop.is_marker()));
-        let mut filter_primitives: u64 = 0;
-        for (target, drop_ancestors) in own.chain(inherited_refs) {
-            let m = target.multiplicity(*node);
-            if m > 0 {
-                let found = elements.targets(index, target.id, target.prop.kind(), drop_ancestors);
-                for t in found {
-                    if target.prop == Prop::Filter {
-                        let cost = primitives(elements.nodes[t as usize]);
-                        filter_primitives =
-                            filter_primitives.saturating_add(m.saturating_mul(cost));
-                    }
-                    edges.push((t, m));
-                }
-            }
-        }
-        graph.weigh(
-            index,
-            Shape {
-                filter_primitives,
-                ..Shape::NONE
-            },
-        );
+        let (mut edges, filters) = property_edges(&elements, index, &declared, &inherited);
+        graph.weigh(index, filters);
         for href in hrefs(*node) {
-            match href {
-                Href::Fragment(id) if copies(*node) => {
-                    // usvg skips a `use` of its own ancestor.
-                    let drop_ancestors = is(*node, "use");
-                    let found: Vec<_> = elements.targets(index, id, None, drop_ancestors).collect();
-                    if found.is_empty() && is(*node, "feImage") {
-                        return Err(here(ImageError::SvgMissingReference { id: clip(id) }));
-                    }
-                    edges.extend(found.into_iter().map(|t| (t, 1)));
-                }
-                Href::Fragment(_) if is(*node, "image") => {
-                    return Err(here(ImageError::SvgImageNotEmbedded));
-                }
-                Href::Data(uri) if is(*node, "image") || is(*node, "feImage") => {
-                    let left = depth.saturating_sub(elements.depth[index]);
-                    let shape = embedded::check(uri, limits, budget, left).map_err(here)?;
-                    graph.weigh(index, shape);
-                }
-                Href::Fragment(_) | Href::Data(_) => {}
-                Href::External(href) => {
-                    return Err(here(ImageError::SvgExternal { href: clip(href) }));
-                }
+            let left = depth.saturating_sub(elements.depth[index]);
+            match href_edges(&elements, index, href, limits, budget, left).map_err(here)? {
+                Followed::Edges(found) => edges.extend(found),
+                Followed::Embedded(shape) => graph.weigh(index, shape),
             }
         }
         graph.link(index, elements.parent[index], edges, styles.steps(index));
@@ -129,35 +68,107 @@ pub fn measure(
     let totals = graph
         .evaluate()
         .map_err(|cycle| at(doc, elements.nodes[cycle], ImageError::SvgReferenceCycle))?;
-    if totals.depth > depth {
-        return Err(ImageError::SvgTooDeep {
-            limit: limits.svg_depth,
-        });
-    }
-    if totals.elements > limits.svg_elements {
-        return Err(ImageError::SvgTooManyElements {
-            limit: limits.svg_elements,
-        });
-    }
-    if totals.text_chars > limits.svg_text_chars {
-        return Err(ImageError::SvgTooMuchText {
-            limit: limits.svg_text_chars,
-        });
-    }
-    if totals.filter_primitives > limits.svg_filter_primitives {
-        return Err(ImageError::SvgTooManyFilters {
-            limit: limits.svg_filter_primitives,
-        });
-    }
-    if totals.style_steps > style_limit {
-        return Err(ImageError::SvgStyleTooCostly);
-    }
+    totals.check(limits, depth, style_limit)?;
     Ok(Shape {
         depth: totals.depth,
         elements: totals.elements,
         text_chars: totals.text_chars,
         filter_primitives: totals.filter_primitives,
     })
+}
+
+/// A `<text>` element's weight: its characters, at most
+/// `svg_text_element_chars`.
+fn text(node: Node, limits: &Limits) -> Result<Shape, ImageError> {
+    let chars = text_chars(node);
+    if chars > limits.svg_text_element_chars {
+        return Err(ImageError::SvgTextElementTooLong {
+            limit: limits.svg_text_element_chars,
+        });
+    }
+    Ok(Shape {
+        text_chars: chars,
+        ..Shape::NONE
+    })
+}
+
+/// The edges of element `index`'s property references, own and inherited,
+/// and what the filters among them cost.
+///
+/// usvg drops an element's own reference to its ancestor (its
+/// `fix_recursive_*` passes) and a marker inside itself, but follows a fill
+/// or stroke a pattern's content inherits from the pattern's ancestors back
+/// into the pattern, without end (a stack overflow): kept, that edge closes
+/// a loop, and the loop is refused.
+fn property_edges(
+    elements: &Elements,
+    index: usize,
+    declared: &Declared,
+    inherited: &Inherited,
+) -> (Vec<(u32, u64)>, Shape) {
+    let node = elements.nodes[index];
+    let own = declared.refs.iter().map(|r| (r, true));
+    let from_ancestors = inherited
+        .from_ancestors(index, &declared.sets)
+        .map(|r| (r, r.prop.is_marker()));
+    let mut edges = Vec::new();
+    let mut filters = Shape {
+        filter_primitives: declared.filter_functions,
+        ..Shape::NONE
+    };
+    for (target, drop_ancestors) in own.chain(from_ancestors) {
+        let times = target.multiplicity(node);
+        if times == 0 {
+            continue;
+        }
+        for t in elements.targets(index, target.id, target.prop.kind(), drop_ancestors) {
+            if target.prop == Prop::Filter {
+                let cost = times.saturating_mul(primitives(elements.nodes[t as usize]));
+                filters.filter_primitives = filters.filter_primitives.saturating_add(cost);
+            }
+            edges.push((t, times));
+        }
+    }
+    (edges, filters)
+}
+
+/// Where one `href` leads.
+enum Followed {
+    /// To elements of the document (copied, or inherited from).
+    Edges(Vec<(u32, u64)>),
+    /// To an embedded image, of this shape.
+    Embedded(Shape),
+}
+
+/// Follows one `href` of element `index`: to the elements it copies, to an
+/// embedded image (checked here, with `depth` left for it), or nowhere; a
+/// reference out of the document is refused.
+fn href_edges(
+    elements: &Elements,
+    index: usize,
+    href: Href,
+    limits: &Limits,
+    budget: &mut Budget,
+    depth: u64,
+) -> Result<Followed, ImageError> {
+    let node = elements.nodes[index];
+    match href {
+        Href::Fragment(id) if copies(node) => {
+            // usvg skips a `use` of its own ancestor.
+            let drop_ancestors = is(node, "use");
+            let found: Vec<_> = elements.targets(index, id, None, drop_ancestors).collect();
+            if found.is_empty() && is(node, "feImage") {
+                return Err(ImageError::SvgMissingReference { id: clip(id) });
+            }
+            Ok(Followed::Edges(found.into_iter().map(|t| (t, 1)).collect()))
+        }
+        Href::Fragment(_) if is(node, "image") => Err(ImageError::SvgImageNotEmbedded),
+        Href::Data(uri) if is(node, "image") || is(node, "feImage") => {
+            embedded::check(uri, limits, budget, depth).map(Followed::Embedded)
+        }
+        Href::Fragment(_) | Href::Data(_) => Ok(Followed::Edges(Vec::new())),
+        Href::External(href) => Err(ImageError::SvgExternal { href: clip(href) }),
+    }
 }
 
 /// What applying a filter costs: its primitives (each rasterises the
@@ -292,6 +303,36 @@ struct Totals {
     text_chars: u64,
     filter_primitives: u64,
     style_steps: u64,
+}
+
+impl Totals {
+    /// Refuses totals beyond the limits; `depth` is the nesting left.
+    fn check(&self, limits: &Limits, depth: u64, style_limit: u64) -> Result<(), ImageError> {
+        if self.depth > depth {
+            return Err(ImageError::SvgTooDeep {
+                limit: limits.svg_depth,
+            });
+        }
+        if self.elements > limits.svg_elements {
+            return Err(ImageError::SvgTooManyElements {
+                limit: limits.svg_elements,
+            });
+        }
+        if self.text_chars > limits.svg_text_chars {
+            return Err(ImageError::SvgTooMuchText {
+                limit: limits.svg_text_chars,
+            });
+        }
+        if self.filter_primitives > limits.svg_filter_primitives {
+            return Err(ImageError::SvgTooManyFilters {
+                limit: limits.svg_filter_primitives,
+            });
+        }
+        if self.style_steps > style_limit {
+            return Err(ImageError::SvgStyleTooCostly);
+        }
+        Ok(())
+    }
 }
 
 impl Graph {

@@ -181,11 +181,14 @@ pub(super) fn numbers(text: &str) -> u64 {
     count
 }
 
-/// What one element declares: its references, and which inherited
-/// properties it sets at all (which stops their inheritance).
+/// What one element declares: its references, which inherited properties
+/// it sets at all (which stops their inheritance), and the filter
+/// functions (`blur(2)`, `drop-shadow(...)`) of its `filter`, each a
+/// primitive usvg applies like those of a `<filter>`.
 pub(super) struct Declared<'a> {
     pub refs: Vec<Ref<'a>>,
     pub sets: [bool; 5],
+    pub filter_functions: u64,
 }
 
 impl<'a> Declared<'a> {
@@ -195,6 +198,7 @@ impl<'a> Declared<'a> {
         let mut this = Declared {
             refs: Vec::new(),
             sets: [false; 5],
+            filter_functions: 0,
         };
         for attribute in node.attributes() {
             match attribute.name() {
@@ -222,10 +226,25 @@ impl<'a> Declared<'a> {
             if let Some(slot) = prop.slot() {
                 self.sets[slot] = true;
             }
+            if prop == Prop::Filter {
+                self.filter_functions += filter_functions(value);
+            }
             self.refs.extend(ids.iter().map(|&id| Ref { prop, id }));
         }
         Ok(())
     }
+}
+
+/// How many filter functions a `filter` value lists: its calls other than
+/// `url(...)`.
+fn filter_functions(value: &str) -> u64 {
+    let calls = value.bytes().filter(|&b| b == b'(').count();
+    let urls = value
+        .as_bytes()
+        .windows(4)
+        .filter(|w| w.eq_ignore_ascii_case(b"url("))
+        .count();
+    calls.saturating_sub(urls) as u64
 }
 
 /// The `#id`s of every `url(...)` in a value. A `url()` that names anything

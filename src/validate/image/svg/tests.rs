@@ -232,6 +232,10 @@ fn filters_count_each_primitive_once_per_element_they_apply_to() {
     assert!(check_svg(&svg(&format!("{}{}", filter(2), users(5)))).is_ok());
     // A filter defined but never used costs nothing.
     assert!(check_svg(&svg(&filter(50))).is_ok());
+    assert!(check_svg(&svg(
+        &"<rect filter='blur(2)' width='5' height='5'/>".repeat(10)
+    ))
+    .is_ok());
     for refused in [
         format!("{}{}", filter(1), users(11)),
         format!("{}{}", filter(11), users(1)),
@@ -246,6 +250,8 @@ fn filters_count_each_primitive_once_per_element_they_apply_to() {
             filter(1),
             "<rect width='5' height='5'/>".repeat(11)
         ),
+        // Filter functions are primitives too.
+        "<rect filter='blur(2) drop-shadow(1 1 2 black)' width='5' height='5'/>".repeat(6),
     ] {
         assert_eq!(
             cause(&svg(&refused)),
