@@ -104,9 +104,8 @@ pub struct Limits {
     pub svg_text_element_chars: u64,
     /// Most filter primitives an SVG image may apply (each filter's
     /// primitives and filter functions, once per element they apply to).
-    /// Each rasterises the
-    /// region it filters: 0.25-0.55 s for a label-sized image, up to 2 s
-    /// for a metre-sized one; 200 drop shadows took 66 s.
+    /// Each rasterises the region it filters: 0.25-0.55 s for a label-sized
+    /// image, up to 2 s for a metre-sized one; 200 blurred rects took 66 s.
     pub svg_filter_primitives: u64,
     /// Largest page side in mm (PDF's own limit is 14,400 pt = 5,080 mm).
     pub page_side_mm: f64,
