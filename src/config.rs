@@ -77,6 +77,10 @@ pub struct Limits {
     pub elements: usize,
     /// Most characters of text content in one document.
     pub text_chars: usize,
+    /// Most characters on one line of a text without `style.width` (such a
+    /// line never wraps, and its layout time grows with the square of its
+    /// length).
+    pub text_line_chars: usize,
     /// Largest decoded image, in pixels (width x height).
     pub image_pixels: u64,
     /// Largest encoded image, in bytes.
@@ -101,9 +105,23 @@ pub struct Limits {
     /// (cgroup) with other busy processes, renders also give way to those:
     /// set 0 there.
     pub render_thread_nice: Nice,
+    /// Where a server renders: `process` (default), in pre-started worker
+    /// processes, one per render thread, killed and replaced at the
+    /// deadline or when they crash; `thread`, on the render threads
+    /// themselves (no protection from a compile that runs away or crashes).
+    pub render_isolation: Isolation,
+    /// Address-space cap of one render worker process in MiB (0: none). A
+    /// render that needs more fails alone (API-501) instead of pushing the
+    /// host into swap or the OOM killer.
+    pub render_worker_memory_mb: u64,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
     pub auth_cache_ttl_s: u64,
+    /// How soon a blacklisted token is asked about again when its rejection
+    /// can be lifted by an administrator (balance used up, expired, banned),
+    /// so that a top-up works within seconds; meanwhile it gets 403 at once
+    /// (seconds).
+    pub blacklist_recheck_s: u64,
     /// Per-token rate limit when the verifier's answer carries none.
     pub rate_limit_per_second: u32,
     pub rate_limit_burst: u32,
@@ -131,7 +149,8 @@ impl Default for Limits {
             sheets: 2_000,
             table_cells: 1_000_000,
             elements: 100_000,
-            text_chars: 5_000_000,
+            text_chars: 2_000_000,
+            text_line_chars: 10_000,
             image_pixels: 40_000_000,
             image_bytes: 15 * 1024 * 1024,
             page_side_mm: 5_080.0,
@@ -140,7 +159,10 @@ impl Default for Limits {
             render_concurrency: 0,
             render_queue: 64,
             render_thread_nice: Nice(19),
+            render_isolation: Isolation::Process,
+            render_worker_memory_mb: 4096,
             auth_cache_ttl_s: 300,
+            blacklist_recheck_s: 5,
             rate_limit_per_second: 50,
             rate_limit_burst: 100,
             failed_auth_per_second: 2,
@@ -150,6 +172,14 @@ impl Default for Limits {
             retry_after_s: 5,
         }
     }
+}
+
+/// Where renders run ([`Limits::render_isolation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    Process,
+    Thread,
 }
 
 /// A nice increment, 0 to 19: how much lower a thread's priority is set than
