@@ -29,7 +29,7 @@ use crate::pdf::Profile;
 pub const MAX_VIOLATIONS: usize = 100;
 
 /// One broken rule, with the JSON path of the offending value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Violation {
     pub path: String,
     pub message: String,
