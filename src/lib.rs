@@ -20,6 +20,7 @@ pub mod pdf;
 pub mod style;
 pub mod validate;
 pub mod verify;
+pub mod worker;
 
 pub use engine::{Engine, RenderError, Rendered};
 

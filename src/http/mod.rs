@@ -33,9 +33,10 @@ use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
-use crate::config::RuntimeConfig;
+use crate::config::{Isolation, RuntimeConfig};
 use crate::engine::Engine;
 use crate::verify::Verifier;
+use crate::worker::{Renderer, Workers};
 
 /// Which services a node runs (`--services`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct NodeOptions {
     pub config: RuntimeConfig,
     /// Needed when `services.render`.
     pub engine: Option<Engine>,
+    /// How render worker processes build the same engine; without it (or
+    /// with `limits.render_isolation = "thread"`) renders run on the render
+    /// threads.
+    pub worker: Option<crate::worker::Spec>,
     pub data_dir: PathBuf,
     pub verify_url: Option<String>,
     pub system_token: Option<String>,
@@ -113,6 +118,7 @@ impl Node {
             services,
             config,
             engine,
+            worker,
             data_dir,
             verify_url,
             system_token,
@@ -138,7 +144,26 @@ impl Node {
                 (None, None, None) => (None, VerifierMode::None),
             };
         let limits = &config.limits;
-        let pool = Arc::new(RenderPool::new(limits));
+        let engine = match engine {
+            Some(engine) if services.render => Some(Arc::new(engine)),
+            _ => None,
+        };
+        let renderer = match (&engine, worker) {
+            (None, _) => None,
+            (Some(_), Some(spec)) if limits.render_isolation == Isolation::Process => {
+                let binary = std::env::current_exe()
+                    .map_err(|e| format!("the render workers' executable: {e}"))?;
+                Some(Renderer::Processes(Arc::new(Workers::new(binary, spec)?)))
+            }
+            (Some(engine), _) => Some(Renderer::InProcess(engine.clone())),
+        };
+        let pool = Arc::new(match &renderer {
+            Some(renderer @ Renderer::Processes(_)) => {
+                let renderer = renderer.clone();
+                RenderPool::with_start(limits, Arc::new(move || renderer.prepare()))
+            }
+            _ => RenderPool::new(limits),
+        });
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {
                 return Err(
@@ -156,13 +181,14 @@ impl Node {
                 pool.backlog(),
                 metrics.clone(),
             )?;
-            (Some(Arc::new(engine)), Some(auth))
+            (Some(engine), Some(auth))
         } else {
             (None, None)
         };
         let state = AppState {
             config: Arc::new(config),
             engine,
+            renderer,
             auth,
             pool,
             metrics,

@@ -45,6 +45,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         outbox_depth: state.auth.as_ref().map_or(0, |a| a.outbox_depth()),
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
+        workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
     };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
