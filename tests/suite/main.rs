@@ -9,6 +9,7 @@ mod document;
 mod geometry;
 mod http;
 mod literal_text;
+mod metadata_hostile;
 mod serve_durability;
 mod serve_render;
 mod server;
