@@ -114,6 +114,13 @@ fn xmp_edits(file: &File, metadata: &Spanned, producer: &str) -> Result<[Edit; 2
             expected: "a stream",
         });
     };
+    // PDF/A forbids filters on the metadata stream; its bytes are the packet.
+    if dict(&object.value, "the XMP stream")?
+        .get(b"Filter")
+        .is_some()
+    {
+        return Err(ProducerError::Xmp("stream is encoded (/Filter)"));
+    }
     let data = &file.pdf[stream.data.clone()];
     // XMP text is XML-escaped (xmp-writer escapes `<`, `>`, `&`, `"`, `'`), so
     // `<` in the packet is always markup: user text cannot forge this tag.
@@ -223,8 +230,8 @@ impl<'a> File<'a> {
         parser.keyword(b"xref")?;
         let mut subsections = Vec::new();
         while !parser.peek_keyword(b"trailer") {
-            let first = u32::try_from(parser.unsigned()?).map_err(|_| parser_error(&parser))?;
-            let count = u32::try_from(parser.unsigned()?).map_err(|_| parser_error(&parser))?;
+            let first = subsection_number(&mut parser)?;
+            let count = subsection_number(&mut parser)?;
             parser.skip_blank();
             let entries = parser.pos();
             let end = (count as usize)
@@ -413,13 +420,11 @@ impl<'a> File<'a> {
             for i in 0..sub.count as usize {
                 let at = sub.entries + i * ENTRY_LEN;
                 let (offset, kind) = entry(self.pdf, at)?;
-                if kind == b'n' {
-                    let shifted = format!("{:010}", shift(offset)?);
-                    if shifted.len() != 10 {
-                        return Err(ProducerError::TooLarge);
-                    }
+                let shifted = shift(offset)?;
+                // krilla writes Info and XMP last, so most entries keep their offset.
+                if kind == b'n' && shifted != offset {
                     let out_at = (at as i64 + growth) as usize;
-                    out[out_at..out_at + 10].copy_from_slice(shifted.as_bytes());
+                    write_ten_digits(&mut out[out_at..out_at + 10], shifted)?;
                 }
             }
         }
@@ -429,8 +434,10 @@ impl<'a> File<'a> {
     }
 }
 
-fn parser_error(parser: &Parser) -> ProducerError {
-    ProducerError::XrefEntry(parser.pos())
+/// An object number or count in an xref subsection header (`first count`).
+fn subsection_number(parser: &mut Parser) -> Result<u32, ProducerError> {
+    let at = parser.pos();
+    u32::try_from(parser.unsigned()?).map_err(|_| ProducerError::XrefEntry(at))
 }
 
 /// The digits after the last `startxref` and the offset they name, read
@@ -473,11 +480,22 @@ fn entry(pdf: &[u8], at: usize) -> Result<(usize, u8), ProducerError> {
     if !well_formed {
         return Err(bad);
     }
-    let offset = std::str::from_utf8(&e[..10])
-        .ok()
-        .and_then(|d| d.parse().ok())
-        .ok_or(bad)?;
+    let offset = e[..10]
+        .iter()
+        .fold(0usize, |n, &d| n * 10 + usize::from(d - b'0'));
     Ok((offset, e[17]))
+}
+
+/// Writes `value` zero-padded into a 10-byte xref offset field.
+fn write_ten_digits(field: &mut [u8], mut value: usize) -> Result<(), ProducerError> {
+    for digit in field.iter_mut().rev() {
+        *digit = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+    match value {
+        0 => Ok(()),
+        _ => Err(ProducerError::TooLarge),
+    }
 }
 
 fn reference(value: &Spanned, what: &'static str) -> Result<(u32, u16), ProducerError> {
@@ -808,6 +826,14 @@ mod tests {
         // A stream whose /Length names the stream itself.
         let own = synthetic_with("<< >>", "3 0 R", "");
         assert!(set_producer(own, "p").is_err());
+        // Same length, so the xref offsets stay right.
+        let mut encoded = synthetic_with("<< >>", "4 0 R", "");
+        let at = memchr::memmem::find(&encoded, b"/Subtype /XML").unwrap();
+        encoded[at..at + 13].copy_from_slice(b"/Filter /LZW ");
+        assert_eq!(
+            set_producer(encoded, "p").unwrap_err(),
+            ProducerError::Xmp("stream is encoded (/Filter)")
+        );
         let twice = set_producer(render(json!({}), None), "p").unwrap_err();
         assert_eq!(twice, ProducerError::Xmp("already has a pdf:Producer"));
         assert_eq!(
