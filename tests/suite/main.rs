@@ -11,6 +11,7 @@ mod hostile;
 mod http;
 mod isolation;
 mod literal_text;
+mod metadata_hostile;
 mod quota;
 mod serve_durability;
 mod serve_render;
