@@ -319,6 +319,29 @@ impl<'a> Validator<'a> {
                     self.push("settings.metadata.producer", "must not be empty");
                 }
             }
+            let fields = [
+                ("title", &meta.title),
+                ("author", &meta.author),
+                ("subject", &meta.subject),
+                ("creator", &meta.creator),
+                ("producer", &meta.producer),
+            ];
+            for (field, value) in fields {
+                // The XMP copy of the metadata is XML 1.0, which has no way to
+                // write these; PDF/A requires it to match the Info dictionary.
+                if let Some(c) = value.iter().flat_map(|v| v.chars()).find(|&c| {
+                    (c < ' ' && !matches!(c, '\t' | '\n' | '\r'))
+                        || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+                }) {
+                    self.push(
+                        format!("settings.metadata.{field}"),
+                        format!(
+                            "the character U+{:04X} cannot be written to PDF metadata",
+                            c as u32
+                        ),
+                    );
+                }
+            }
         }
         if let Some(dpi) = settings.print_dpi {
             if !(72.0..=4800.0).contains(&dpi) {
