@@ -4,7 +4,8 @@
 //! [`validate`] (rules, paths; it calls [`layout`] for table cells, rows and
 //! the flow onto continuation sheets) -> [`lower`] (Typst source) ->
 //! [`engine`] (Typst World, compile, PDF export) -> [`cli`] and [`http`]
-//! (render route, with [`auth`] in front and [`verify`] beside it).
+//! (render route, with [`auth`] in front and [`verify`] beside it; renders
+//! run in [`worker`] processes).
 pub mod api_error;
 pub mod auth;
 pub mod barcode;

@@ -120,9 +120,19 @@ impl Answer {
     }
 }
 
+/// Writes one frame with one write where it fits a small buffer (a socket
+/// write is a system call, and the peer wakes for each).
 pub fn write_frame(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    out.write_all(&(bytes.len() as u64).to_le_bytes())?;
-    out.write_all(bytes)
+    let len = (bytes.len() as u64).to_le_bytes();
+    if bytes.len() <= 64 << 10 {
+        let mut frame = Vec::with_capacity(len.len() + bytes.len());
+        frame.extend_from_slice(&len);
+        frame.extend_from_slice(bytes);
+        out.write_all(&frame)
+    } else {
+        out.write_all(&len)?;
+        out.write_all(bytes)
+    }
 }
 
 pub fn read_frame(input: &mut impl Read) -> io::Result<Vec<u8>> {
