@@ -85,7 +85,8 @@ pub struct Environment<'a> {
 
 /// Parses and validates a request body.
 pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| RequestError::Json {
+    // Duplicate keys are API-001 like a syntax error (crate::json_strict).
+    let value: Value = crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
         line: e.line(),
         column: e.column(),
         reason: e.to_string(),
