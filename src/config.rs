@@ -140,6 +140,32 @@ pub struct Limits {
     pub verify_timeout_ms: u64,
     /// `Retry-After` (seconds) of API-502 (verifier unreachable) and API-503.
     pub retry_after_s: u64,
+    /// The longest a connection may take to send a request's head (request
+    /// line and headers), counted from the connection's start or, on a
+    /// kept-alive connection, from the end of the previous answer; past it
+    /// the connection is closed. So a client that opens a connection and
+    /// never finishes its headers (slowloris) holds it this long at most.
+    /// 0 disables the timeout.
+    pub header_timeout_ms: u64,
+    /// The longest wait for the next piece of a request body, and the grace
+    /// period of [`Limits::body_min_bytes_per_s`]. 0 disables both.
+    pub body_timeout_ms: u64,
+    /// The slowest a request body may arrive on average: the whole body must
+    /// be in within `body_timeout_ms` plus one second per this many bytes.
+    /// A body too slow is cut off (400), and its connection closed. 0
+    /// disables the rate check (the wait per piece still applies).
+    pub body_min_bytes_per_s: u64,
+    /// The longest a client may leave an answer untaken: when the server
+    /// cannot write any of it for this long (the client stopped reading),
+    /// the connection is closed. 0 disables the timeout.
+    pub write_timeout_ms: u64,
+    /// Most open HTTP connections. Beyond it a new connection is answered
+    /// 503 API-503 (`/healthz` and `/readyz` still answer) and closed; those
+    /// are a small reserve ([`Limits::turn_away_connections`]) in which a
+    /// new connection closes the oldest. Lowered at start if need be to fit
+    /// the process's file descriptor limit (`labelpress serve` raises its
+    /// soft limit to the hard one first).
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -170,6 +196,11 @@ impl Default for Limits {
             outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
+            header_timeout_ms: 10_000,
+            body_timeout_ms: 10_000,
+            body_min_bytes_per_s: 16_384,
+            write_timeout_ms: 10_000,
+            max_connections: 1_000,
         }
     }
 }
@@ -241,6 +272,27 @@ impl Limits {
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
+    }
+}
+
+impl Limits {
+    /// Connections over `max_connections` answered at once (503, or
+    /// `/healthz`/`/readyz`): an eighth of the cap, at least 8. Each is held
+    /// for at most [`Limits::turn_away_timeout`], and a new one closes the
+    /// oldest when all are taken.
+    pub fn turn_away_connections(&self) -> usize {
+        (self.max_connections / 8).max(8)
+    }
+
+    /// How long a turned-away connection may take to send its request and
+    /// read the answer: a probe answers in milliseconds, and a slow client
+    /// must not hold the reserve. The header timeout if shorter, else 2 s.
+    pub fn turn_away_timeout(&self) -> std::time::Duration {
+        let ms = match self.header_timeout_ms {
+            0 => 2_000,
+            n => n.min(2_000),
+        };
+        std::time::Duration::from_millis(ms)
     }
 }
 
