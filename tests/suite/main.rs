@@ -6,6 +6,7 @@ mod barcodes;
 mod cli;
 mod dashboard;
 mod document;
+mod edge;
 mod geometry;
 mod hostile;
 mod http;
