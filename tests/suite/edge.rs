@@ -73,7 +73,7 @@ fn big_table() -> Value {
 async fn idle_connections_over_the_cap_leave_health_checks_answered_and_are_closed_at_the_timeout()
 {
     let dir = tempfile::tempdir().unwrap();
-    let s = start_with(&dir, "max_connections = 16\nheader_timeout_ms = 5000");
+    let s = start_with(&dir, "max_connections = 16\nheader_timeout_ms = 8000");
     // 40 connections whose headers never end: 16 take the cap, 8 wait in
     // the turn-away reserve, and the reserve closes the oldest of the rest.
     let mut idle = Vec::new();
