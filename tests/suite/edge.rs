@@ -3,7 +3,7 @@
 //! duplicate keys and query parameters, failed-authentication limits on the
 //! verifier, and idempotent replays after revocation.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
