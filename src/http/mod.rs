@@ -161,12 +161,10 @@ impl Node {
             }
             (Some(engine), _) => Some(Renderer::InProcess(engine.clone())),
         };
-        let pool = Arc::new(match &renderer {
-            Some(renderer @ Renderer::Processes(_)) => {
-                let renderer = renderer.clone();
-                RenderPool::with_start(limits, Arc::new(move || renderer.prepare()))
-            }
-            _ => RenderPool::new(limits),
+        let pool = Arc::new(match renderer.clone() {
+            // Each render thread starts its worker before its first job.
+            Some(renderer) => RenderPool::with_start(limits, Arc::new(move || renderer.prepare())),
+            None => RenderPool::new(limits),
         });
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {
