@@ -95,7 +95,8 @@ pub struct Limits {
     pub render_concurrency: usize,
     /// Renders allowed to wait for a slot before API-503 answers.
     pub render_queue: usize,
-    /// How far below the rest of the server its render threads are
+    /// How far below the rest of the server its renders (the render worker
+    /// processes, or with `thread` isolation the render threads) are
     /// scheduled: a nice increment, 0 (same priority) to 19. Renders are long
     /// and CPU-bound; the async side's work (reading requests, answering,
     /// syncing the usage outbox) is short and gates the next render. Niced
@@ -215,7 +216,7 @@ pub enum Isolation {
 
 /// A nice increment, 0 to 19: how much lower a thread's priority is set than
 /// the priority it started with. Lowering needs no privilege.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "i64")]
 pub struct Nice(i8);
 

@@ -37,7 +37,7 @@ use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
-use crate::config::{Isolation, RuntimeConfig};
+use crate::config::{Isolation, Limits, Nice, RuntimeConfig};
 use crate::engine::Engine;
 use crate::verify::Verifier;
 use crate::worker::{Renderer, Workers};
@@ -162,9 +162,18 @@ impl Node {
             (Some(engine), _) => Some(Renderer::InProcess(engine.clone())),
         };
         let pool = Arc::new(match renderer.clone() {
-            // Each render thread starts its worker before its first job.
-            Some(renderer) => RenderPool::with_start(limits, Arc::new(move || renderer.prepare())),
-            None => RenderPool::new(limits),
+            // Each render thread starts its worker before its first job. With
+            // workers, the render threads only hand work over, short work
+            // that gates the next render: they keep the server's priority
+            // and the workers run `render_thread_nice` steps below it.
+            Some(renderer @ Renderer::Processes(_)) => RenderPool::with_start(
+                &Limits {
+                    render_thread_nice: Nice::default(),
+                    ..limits.clone()
+                },
+                Arc::new(move || renderer.prepare()),
+            ),
+            _ => RenderPool::new(limits),
         });
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {

@@ -74,7 +74,8 @@ impl Workers {
     }
 
     fn start(&self) -> Result<Worker, WorkerError> {
-        Worker::start(&self.binary, &self.spec, self.memory_bytes)
+        let nice = self.spec.config.limits.render_thread_nice.get();
+        Worker::start(&self.binary, &self.spec, self.memory_bytes, nice)
     }
 }
 

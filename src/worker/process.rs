@@ -41,7 +41,12 @@ pub struct Worker {
 impl Worker {
     /// Starts `binary render-worker`, sends it `spec` and waits until its
     /// engine is loaded. `memory_bytes` caps its address space (0: no cap).
-    pub fn start(binary: &Path, spec: &Spec, memory_bytes: u64) -> Result<Worker, WorkerError> {
+    pub fn start(
+        binary: &Path,
+        spec: &Spec,
+        memory_bytes: u64,
+        nice: i32,
+    ) -> Result<Worker, WorkerError> {
         let start = |e: std::io::Error| WorkerError::Start(e.to_string());
         let (ours, theirs) = UnixStream::pair().map_err(start)?;
         let theirs = OwnedFd::from(theirs);
@@ -54,7 +59,7 @@ impl Worker {
         // SAFETY: only async-signal-safe calls (dup2, fcntl, setrlimit,
         // setpgid, prctl) between fork and exec.
         unsafe {
-            command.pre_exec(move || child_setup(theirs_fd, memory_bytes));
+            command.pre_exec(move || child_setup(theirs_fd, memory_bytes, nice));
         }
         let child = command.spawn().map_err(start)?;
         drop(theirs);
@@ -188,8 +193,9 @@ fn remaining(deadline: Instant) -> Option<Duration> {
 
 /// In the forked child, before exec: the socket on fd 3, its own process
 /// group (a terminal's Ctrl-C goes to the server, which drains, not to its
-/// workers), death with the thread that started it, and the memory cap.
-fn child_setup(socket: i32, memory_bytes: u64) -> std::io::Result<()> {
+/// workers), death with the thread that started it, the memory cap, and a
+/// priority `nice` steps below the server's.
+fn child_setup(socket: i32, memory_bytes: u64, nice: i32) -> std::io::Result<()> {
     let check = |result: libc::c_int| {
         if result == -1 {
             Err(std::io::Error::last_os_error())
@@ -213,6 +219,12 @@ fn child_setup(socket: i32, memory_bytes: u64) -> std::io::Result<()> {
             rlim_max: 0,
         };
         check(libc::setrlimit(libc::RLIMIT_CORE, &no_core))?;
+        if nice > 0 {
+            // getpriority may return -1 as a value; the nice value is only
+            // ever lowered here, so an error just keeps the priority.
+            let current = libc::getpriority(libc::PRIO_PROCESS, 0);
+            libc::setpriority(libc::PRIO_PROCESS, 0, (current + nice).min(19));
+        }
         if memory_bytes > 0 {
             let cap = libc::rlimit {
                 rlim_cur: memory_bytes as libc::rlim_t,

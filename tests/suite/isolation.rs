@@ -94,7 +94,7 @@ async fn an_upstream_panic_answers_500_and_the_next_request_renders() {
 }
 
 /// The server's render worker processes (children running `render-worker`).
-fn worker_pids(server: &Server) -> Vec<u32> {
+pub fn worker_pids(server: &Server) -> Vec<u32> {
     // A replaced worker may take a moment to start.
     std::thread::sleep(Duration::from_millis(300));
     let parent = server.child.id();
