@@ -10,6 +10,7 @@
 # Needs wrk (Debian package `wrk`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benches/common.sh
 
 ROUNDS=${ISO_ROUNDS:-4}
 SECONDS_RUN=${ISO_SECONDS:-10}
@@ -46,25 +47,8 @@ round() {
     RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$port" --data-dir "$data/d" \
         --no-system-fonts --config "$data/limits.toml" &
     PID=$!
-    python3 - "$base" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=1); sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit("server did not start")
-PY
-    token=$(python3 - "$base" "$data/d/admin-token" <<'PY'
-import json, sys, urllib.request
-base, admin = sys.argv[1], open(sys.argv[2]).read().strip()
-body = json.dumps({"account": "bench", "balance": 10**12, "expires_at": None,
-                   "rate_limit": {"per_second": 1000000, "burst": 1000000}}).encode()
-req = urllib.request.Request(base + "/admin/api/tokens", data=body, method="POST",
-    headers={"Authorization": "Bearer " + admin, "Content-Type": "application/json"})
-print(json.load(urllib.request.urlopen(req))["token"])
-PY
-)
+    wait_healthy "$base"
+    token=$(bench_token "$base" "$data/d/admin-token")
     TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d3s -s "$WORK/post.lua" "$base/api/v1/label" >/dev/null
     rate=$(TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d"${SECONDS_RUN}s" -s "$WORK/post.lua" \
         "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')
