@@ -79,8 +79,9 @@ fn etag(symbology: Symbology, content: &str, options: &Options) -> String {
     h.update(content.as_bytes());
     h.update([0]);
     h.update(format!("{options:?}").as_bytes());
-    // The renderer's version: bump when the SVG output changes.
-    h.update(b"\0svg-v1");
+    // The renderer's version: bump when the SVG output changes (v2: PDF417's
+    // automatic error-correction level follows the data length).
+    h.update(b"\0svg-v2");
     let digest = h.finalize();
     let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
     format!("\"{hex}\"")
