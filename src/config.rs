@@ -122,6 +122,17 @@ pub struct Limits {
     pub verify_timeout_ms: u64,
     /// `Retry-After` (seconds) of API-502 (verifier unreachable) and API-503.
     pub retry_after_s: u64,
+    /// Barcode service requests allowed to wait for an encode slot before
+    /// 503 answers. Encodes run on blocking threads, at most `render_slots()`
+    /// at once, so that a flood of large symbols never occupies the async
+    /// workers that answer everything else.
+    pub barcode_queue: usize,
+    /// Smallest module (bar or cell) a barcode element may be drawn with, in
+    /// mm, requested (`options.bar_width`) or fitted to the box. 0.01 mm is
+    /// a 2,540-dpi dot, below what label and office printers or scanners
+    /// resolve; thinner modules only make unreadable symbols and degenerate
+    /// geometry.
+    pub barcode_module_min_mm: f64,
 }
 
 impl Default for Limits {
@@ -148,6 +159,8 @@ impl Default for Limits {
             outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
+            barcode_queue: 64,
+            barcode_module_min_mm: 0.01,
         }
     }
 }
