@@ -167,6 +167,17 @@ pub struct Limits {
     /// the process's file descriptor limit (`labelpress serve` raises its
     /// soft limit to the hard one first).
     pub max_connections: usize,
+    /// Barcode service requests allowed to wait for an encode slot before
+    /// 503 answers. Encodes run on blocking threads, at most `render_slots()`
+    /// at once, so that a flood of large symbols never occupies the async
+    /// workers that answer everything else.
+    pub barcode_queue: usize,
+    /// Smallest module (bar or cell) a barcode element may be drawn with, in
+    /// mm, requested (`options.bar_width`) or fitted to the box. 0.01 mm is
+    /// a 2,540-dpi dot, below what label and office printers or scanners
+    /// resolve; thinner modules only make unreadable symbols and degenerate
+    /// geometry.
+    pub barcode_module_min_mm: f64,
 }
 
 impl Default for Limits {
@@ -202,6 +213,8 @@ impl Default for Limits {
             body_min_bytes_per_s: 16_384,
             write_timeout_ms: 10_000,
             max_connections: 1_000,
+            barcode_queue: 64,
+            barcode_module_min_mm: 0.01,
         }
     }
 }

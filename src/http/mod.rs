@@ -286,7 +286,7 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     }
     let mut app = app.with_state(state.clone());
     if services.barcode {
-        app = app.merge(crate::barcode::service::router());
+        app = app.merge(crate::barcode::service::router(&state.config.limits));
     }
     if let Some(verify) = verify {
         app = app.merge(verify);

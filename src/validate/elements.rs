@@ -435,7 +435,7 @@ impl Validator<'_> {
         if let Some(style) = b.hrt.as_ref().and_then(|h| h.style.as_ref()) {
             self.text_style_values(&format!("{path}.hrt.style"), style);
         }
-        if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config.defaults) {
+        if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config) {
             self.push(
                 e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")),
                 e.1,
