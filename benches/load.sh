@@ -21,6 +21,7 @@
 # 1): a release build of typst takes 20 minutes. Figures are for that profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benches/common.sh
 
 SECONDS_RUN=${LOAD_SECONDS:-30}
 ROUNDS=${LOAD_ROUNDS:-3}
@@ -58,27 +59,10 @@ SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts \
     --system-token "$SYSTEM_TOKEN" &
 PID=$!
-python3 - "$BASE" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=1); sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit("server did not start")
-PY
+wait_healthy "$BASE"
 
 # 2. A token through the admin API (admin token generated into the data dir).
-TOKEN=$(python3 - "$BASE" "$DATA/admin-token" <<'PY'
-import json, sys, urllib.request
-base, admin = sys.argv[1], open(sys.argv[2]).read().strip()
-body = json.dumps({"account": "bench", "balance": 10**12, "expires_at": None,
-                   "rate_limit": {"per_second": 1000000, "burst": 1000000}}).encode()
-req = urllib.request.Request(base + "/admin/api/tokens", data=body, method="POST",
-    headers={"Authorization": "Bearer " + admin, "Content-Type": "application/json"})
-print(json.load(urllib.request.urlopen(req))["token"])
-PY
-)
+TOKEN=$(bench_token "$BASE" "$DATA/admin-token")
 
 # [LOAD_TOKEN=...] load URL BODY_FILE SECONDS: one JSON line (requests, ok, errors, rps, p50_ms,
 # p99_ms, statuses), from wrk or examples/loadgen.

@@ -11,6 +11,10 @@ use crate::engine::fonts::FontOptions;
 use crate::engine::Engine;
 use crate::validate::ResourceDir;
 
+/// Stack of the server's async and blocking threads: blocking threads
+/// validate the bodies of requests the render queue refuses.
+const ASYNC_STACK_BYTES: usize = 64 << 20;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "labelpress",
@@ -60,6 +64,9 @@ pub enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
+    /// A render worker process: started by `serve`, never by hand.
+    #[command(hide = true)]
+    RenderWorker,
 }
 
 /// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
@@ -134,6 +141,18 @@ impl EngineArgs {
         };
         Ok(Engine::new(config, &fonts, resources))
     }
+
+    /// What a render worker process needs to build the same engine.
+    pub fn worker_spec(&self, config: RuntimeConfig) -> crate::worker::Spec {
+        crate::worker::Spec {
+            config,
+            fonts: FontOptions {
+                system: !self.no_system_fonts,
+                dir: self.fonts.clone(),
+            },
+            resources: self.resources.clone(),
+        }
+    }
 }
 
 fn load_config(path: Option<&PathBuf>) -> Result<RuntimeConfig, String> {
@@ -168,10 +187,21 @@ fn print_error(error: ApiError) -> ExitCode {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    match run_inner(cli) {
-        Ok(code) => code,
-        Err(message) => {
+    // Offline renders run here, on a stack as deep as a render worker's; a
+    // panic (an upstream bug) answers as the service would, API-501.
+    let main = std::thread::Builder::new()
+        .name("labelpress".into())
+        .stack_size(crate::worker::child::RENDER_STACK_BYTES)
+        .spawn(move || run_inner(cli));
+    match main.map(|thread| thread.join()) {
+        Ok(Ok(Ok(code))) => code,
+        Ok(Ok(Err(message))) => {
             eprintln!("labelpress: {message}");
+            ExitCode::from(2)
+        }
+        Ok(Err(_panic)) => print_error(ApiError::Render("the renderer panicked".into())),
+        Err(e) => {
+            eprintln!("labelpress: {e}");
             ExitCode::from(2)
         }
     }
@@ -256,10 +286,12 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 None
             };
+            let worker = Some(args.engine.worker_spec(config.clone()));
             let options = crate::http::NodeOptions {
                 services,
                 config,
                 engine,
+                worker,
                 data_dir: args.data_dir,
                 verify_url: args.verify_url,
                 system_token: args.system_token,
@@ -271,12 +303,15 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 .enable_all()
                 .worker_threads(limits.async_threads(services.render))
                 .max_blocking_threads(limits.blocking_threads())
+                // Blocking threads validate refused requests' bodies.
+                .thread_stack_size(ASYNC_STACK_BYTES)
                 .build()
                 .map_err(|e| e.to_string())?;
             runtime.block_on(crate::http::serve(args.listen, options))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Token(args) => crate::verify::cli::run(args),
+        Command::RenderWorker => Ok(ExitCode::from(crate::worker::child::run() as u8)),
         Command::Config { engine } => {
             let engine = engine.engine()?;
             println!(

@@ -77,6 +77,10 @@ pub struct Limits {
     pub elements: usize,
     /// Most characters of text content in one document.
     pub text_chars: usize,
+    /// Most characters on one line of a text without `style.width` (such a
+    /// line never wraps, and its layout time grows with the square of its
+    /// length).
+    pub text_line_chars: usize,
     /// Largest decoded image, in pixels (width x height).
     pub image_pixels: u64,
     /// Largest encoded image, in bytes.
@@ -117,7 +121,8 @@ pub struct Limits {
     pub render_concurrency: usize,
     /// Renders allowed to wait for a slot before API-503 answers.
     pub render_queue: usize,
-    /// How far below the rest of the server its render threads are
+    /// How far below the rest of the server its renders (the render worker
+    /// processes, or with `thread` isolation the render threads) are
     /// scheduled: a nice increment, 0 (same priority) to 19. Renders are long
     /// and CPU-bound; the async side's work (reading requests, answering,
     /// syncing the usage outbox) is short and gates the next render. Niced
@@ -127,9 +132,23 @@ pub struct Limits {
     /// (cgroup) with other busy processes, renders also give way to those:
     /// set 0 there.
     pub render_thread_nice: Nice,
+    /// Where a server renders: `process` (default), in pre-started worker
+    /// processes, one per render thread, killed and replaced at the
+    /// deadline or when they crash; `thread`, on the render threads
+    /// themselves (no protection from a compile that runs away or crashes).
+    pub render_isolation: Isolation,
+    /// Address-space cap of one render worker process in MiB (0: none). A
+    /// render that needs more fails alone (API-501) instead of pushing the
+    /// host into swap or the OOM killer.
+    pub render_worker_memory_mb: u64,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
     pub auth_cache_ttl_s: u64,
+    /// How soon a blacklisted token is asked about again when its rejection
+    /// can be lifted by an administrator (balance used up, expired, banned),
+    /// so that a top-up works within seconds; meanwhile it gets 403 at once
+    /// (seconds).
+    pub blacklist_recheck_s: u64,
     /// Per-token rate limit when the verifier's answer carries none.
     pub rate_limit_per_second: u32,
     pub rate_limit_burst: u32,
@@ -148,6 +167,43 @@ pub struct Limits {
     pub verify_timeout_ms: u64,
     /// `Retry-After` (seconds) of API-502 (verifier unreachable) and API-503.
     pub retry_after_s: u64,
+    /// The longest a connection may take to send a request's head (request
+    /// line and headers), counted from the connection's start or, on a
+    /// kept-alive connection, from the end of the previous answer; past it
+    /// the connection is closed. So a client that opens a connection and
+    /// never finishes its headers (slowloris) holds it this long at most.
+    /// 0 disables the timeout.
+    pub header_timeout_ms: u64,
+    /// The longest wait for the next piece of a request body, and the grace
+    /// period of [`Limits::body_min_bytes_per_s`]. 0 disables both.
+    pub body_timeout_ms: u64,
+    /// The slowest a request body may arrive on average: the whole body must
+    /// be in within `body_timeout_ms` plus one second per this many bytes.
+    /// A body too slow is cut off (400), and its connection closed. 0
+    /// disables the rate check (the wait per piece still applies).
+    pub body_min_bytes_per_s: u64,
+    /// The longest a client may leave an answer untaken: when the server
+    /// cannot write any of it for this long (the client stopped reading),
+    /// the connection is closed. 0 disables the timeout.
+    pub write_timeout_ms: u64,
+    /// Most open HTTP connections. Beyond it a new connection is answered
+    /// 503 API-503 (`/healthz` and `/readyz` still answer) and closed; those
+    /// are a small reserve ([`Limits::turn_away_connections`]) in which a
+    /// new connection closes the oldest. Lowered at start if need be to fit
+    /// the process's file descriptor limit (`labelpress serve` raises its
+    /// soft limit to the hard one first).
+    pub max_connections: usize,
+    /// Barcode service requests allowed to wait for an encode slot before
+    /// 503 answers. Encodes run on blocking threads, at most `render_slots()`
+    /// at once, so that a flood of large symbols never occupies the async
+    /// workers that answer everything else.
+    pub barcode_queue: usize,
+    /// Smallest module (bar or cell) a barcode element may be drawn with, in
+    /// mm, requested (`options.bar_width`) or fitted to the box. 0.01 mm is
+    /// a 2,540-dpi dot, below what label and office printers or scanners
+    /// resolve; thinner modules only make unreadable symbols and degenerate
+    /// geometry.
+    pub barcode_module_min_mm: f64,
 }
 
 impl Default for Limits {
@@ -157,7 +213,8 @@ impl Default for Limits {
             sheets: 2_000,
             table_cells: 1_000_000,
             elements: 100_000,
-            text_chars: 5_000_000,
+            text_chars: 2_000_000,
+            text_line_chars: 10_000,
             image_pixels: 40_000_000,
             image_bytes: 15 * 1024 * 1024,
             svg_depth: 64,
@@ -171,7 +228,10 @@ impl Default for Limits {
             render_concurrency: 0,
             render_queue: 64,
             render_thread_nice: Nice(19),
+            render_isolation: Isolation::Process,
+            render_worker_memory_mb: 4096,
             auth_cache_ttl_s: 300,
+            blacklist_recheck_s: 5,
             rate_limit_per_second: 50,
             rate_limit_burst: 100,
             failed_auth_per_second: 2,
@@ -179,13 +239,28 @@ impl Default for Limits {
             outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
             retry_after_s: 5,
+            header_timeout_ms: 10_000,
+            body_timeout_ms: 10_000,
+            body_min_bytes_per_s: 16_384,
+            write_timeout_ms: 10_000,
+            max_connections: 1_000,
+            barcode_queue: 64,
+            barcode_module_min_mm: 0.01,
         }
     }
 }
 
+/// Where renders run ([`Limits::render_isolation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    Process,
+    Thread,
+}
+
 /// A nice increment, 0 to 19: how much lower a thread's priority is set than
 /// the priority it started with. Lowering needs no privilege.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "i64")]
 pub struct Nice(i8);
 
@@ -242,6 +317,27 @@ impl Limits {
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
+    }
+}
+
+impl Limits {
+    /// Connections over `max_connections` answered at once (503, or
+    /// `/healthz`/`/readyz`): an eighth of the cap, at least 8. Each is held
+    /// for at most [`Limits::turn_away_timeout`], and a new one closes the
+    /// oldest when all are taken.
+    pub fn turn_away_connections(&self) -> usize {
+        (self.max_connections / 8).max(8)
+    }
+
+    /// How long a turned-away connection may take to send its request and
+    /// read the answer: a probe answers in milliseconds, and a slow client
+    /// must not hold the reserve. The header timeout if shorter, else 2 s.
+    pub fn turn_away_timeout(&self) -> std::time::Duration {
+        let ms = match self.header_timeout_ms {
+            0 => 2_000,
+            n => n.min(2_000),
+        };
+        std::time::Duration::from_millis(ms)
     }
 }
 

@@ -4,7 +4,8 @@
 //! [`validate`] (rules, paths; it calls [`layout`] for table cells, rows and
 //! the flow onto continuation sheets) -> [`lower`] (Typst source) ->
 //! [`engine`] (Typst World, compile, PDF export) -> [`cli`] and [`http`]
-//! (render route, with [`auth`] in front and [`verify`] beside it).
+//! (render route, with [`auth`] in front and [`verify`] beside it; renders
+//! run in [`worker`] processes).
 pub mod api_error;
 pub mod auth;
 pub mod barcode;
@@ -13,6 +14,7 @@ pub mod config;
 pub mod engine;
 pub mod group_commit;
 pub mod http;
+pub mod json_strict;
 pub mod layout;
 pub mod lower;
 pub mod model;
@@ -20,6 +22,7 @@ pub mod pdf;
 pub mod style;
 pub mod validate;
 pub mod verify;
+pub mod worker;
 
 pub use engine::{Engine, RenderError, Rendered};
 

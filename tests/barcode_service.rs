@@ -1,8 +1,17 @@
 //! The barcode HTTP service over a real socket: status, content type,
-//! caching headers, conditional requests and plain-text errors.
+//! caching headers, conditional requests, plain-text errors and the bounded
+//! encode pool.
+
+#[path = "barcode/common.rs"]
+mod common;
 
 use std::io::{Read, Write};
+use std::sync::Arc;
 
+use axum::routing::get as route_get;
+use axum::Router;
+use labelpress::barcode::service::{router, router_with, EncodePool};
+use labelpress::config::Limits;
 use tokio::net::TcpListener;
 
 struct Reply {
@@ -21,13 +30,13 @@ impl Reply {
 }
 
 async fn serve() -> String {
+    serve_app(router(&Limits::default())).await
+}
+
+async fn serve_app(app: Router) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, labelpress::barcode::service::router())
-            .await
-            .unwrap()
-    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr.to_string()
 }
 
@@ -195,4 +204,191 @@ fn cli_helper_takes_key_value_options() {
         "invalid value '' for parameter 'ecl': expected key=value"
     );
     assert!(cli_svg("qr", "x", &["shape=rect".into()]).is_err());
+}
+
+#[track_caller]
+fn assert_plain_400(path: &str, r: &Reply, prefix: &str) {
+    assert_eq!(r.status, 400, "{path}: {}", r.body);
+    assert_eq!(
+        r.header("content-type"),
+        Some("text/plain; charset=utf-8"),
+        "{path}"
+    );
+    assert!(
+        r.body.starts_with(prefix),
+        "{path}: {:?} should start with {prefix:?}",
+        r.body
+    );
+}
+
+#[tokio::test]
+async fn an_empty_content_is_the_services_400_not_a_json_404() {
+    let addr = serve().await;
+    for path in [
+        "/barcode/qr/",
+        "/barcode/qr",
+        "/barcode/qr/?ecl=H",
+        "/barcode/code128/",
+    ] {
+        assert_plain_400(path, &get(&addr, path, "").await, "content is empty");
+    }
+    // The symbology is checked first, as with a content.
+    assert_plain_400(
+        "/barcode/nope/",
+        &get(&addr, "/barcode/nope/", "").await,
+        "unknown symbology 'nope'",
+    );
+}
+
+#[tokio::test]
+async fn parameter_holes_are_400_naming_the_parameter() {
+    let addr = serve().await;
+    let cases = [
+        // The spec's MaxiCode modes are 2 to 5.
+        (
+            "/barcode/maxicode/x?mode=6",
+            "invalid value '6' for parameter 'mode': expected 2, 3, 4 or 5",
+        ),
+        // 30 x 90 = 2,700 codewords; a symbol holds 928.
+        (
+            "/barcode/pdf417/x?cols=30&rows=90&ecl=8",
+            "invalid value '90' for parameter 'rows': expected at most 30 with cols=30",
+        ),
+        (
+            "/barcode/pdf417/0123456789?cols=1&rows=3",
+            "data does not fit pdf417: the content needs",
+        ),
+        (
+            "/barcode/pdf417/x?cols=1&ecl=8",
+            "data does not fit pdf417: the content needs 515 codewords (2 data, 1 length, 512 error correction at ecl=8), but cols=1 holds at most 90",
+        ),
+        // A repeated parameter, also when its name is percent-encoded.
+        (
+            "/barcode/qr/x?ecl=L&ecl=H",
+            "parameter 'ecl' given more than once",
+        ),
+        (
+            "/barcode/qr/x?ecl=L&%65cl=H",
+            "parameter 'ecl' given more than once",
+        ),
+        (
+            "/barcode/qr/x?width=150.5&width=2",
+            "parameter 'width' given more than once",
+        ),
+        (
+            "/barcode/qr/x?width=-150.5",
+            "invalid value '-150.5' for parameter 'width': expected a number of pixels greater than 0",
+        ),
+        (
+            "/barcode/qr/x?height=0.0",
+            "invalid value '0.0' for parameter 'height'",
+        ),
+        (
+            "/barcode/qr/x?width=1.0001",
+            "invalid value '1.0001' for parameter 'width'",
+        ),
+        (
+            "/barcode/qr/x?width=NaN",
+            "invalid value 'NaN' for parameter 'width'",
+        ),
+    ];
+    for (path, prefix) in cases {
+        assert_plain_400(path, &get(&addr, path, "").await, prefix);
+    }
+}
+
+#[tokio::test]
+async fn width_and_height_take_decimal_pixels() {
+    let addr = serve().await;
+    let r = get(&addr, "/barcode/qr/x?width=150.5&height=0.25", "").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.body.contains("width=\"150.5\" height=\"0.25\""),
+        "{}",
+        &r.body[..200]
+    );
+    let one = get(&addr, "/barcode/code128/x?width=99.125", "").await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert!(
+        one.body.contains("width=\"99.125\""),
+        "{}",
+        &one.body[..200]
+    );
+}
+
+/// The pool's only slot held by an encode that waits for the test, its
+/// only queue place by another: the next barcode is 503 at once, and the
+/// async side still answers everything else (this test runs on a
+/// one-thread runtime, so an encode on it would stall every route).
+#[tokio::test]
+async fn a_full_encode_queue_is_503_with_retry_after_while_other_routes_answer() {
+    let pool = Arc::new(EncodePool::with_capacity(1, 1, 7));
+    let app = Router::new()
+        .route("/healthz", route_get(labelpress::http::probes::healthz))
+        .merge(router_with(pool.clone()));
+    let addr = serve_app(app).await;
+    let first = get(&addr, "/barcode/aztec/held", "").await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let etag = first.header("etag").unwrap().to_string();
+
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let running = tokio::spawn({
+        let pool = pool.clone();
+        async move {
+            pool.run(move || {
+                started_tx.send(()).unwrap();
+                release_rx.recv().unwrap();
+                common::svg("aztec", &"slow ".repeat(600), &[])
+            })
+            .await
+        }
+    });
+    started_rx.await.unwrap();
+    let queued = tokio::spawn({
+        let pool = pool.clone();
+        async move { pool.run(|| "queued").await }
+    });
+    for _ in 0..10_000 {
+        if pool.occupied() == 2 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(pool.occupied(), 2, "one encode running, one waiting");
+
+    let busy = get(&addr, "/barcode/aztec/more", "").await;
+    assert_eq!(busy.status, 503, "{}", busy.body);
+    assert_eq!(busy.header("retry-after"), Some("7"));
+    assert_eq!(
+        busy.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert!(
+        busy.body.starts_with("the barcode service is busy"),
+        "{}",
+        busy.body
+    );
+    let health = get(&addr, "/healthz", "").await;
+    assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+    // Refusals and revalidations need no slot.
+    assert_plain_400(
+        "/barcode/qr/",
+        &get(&addr, "/barcode/qr/", "").await,
+        "content is empty",
+    );
+    let cached = get(
+        &addr,
+        "/barcode/aztec/held",
+        &format!("If-None-Match: {etag}\r\n"),
+    )
+    .await;
+    assert_eq!(cached.status, 304);
+
+    release_tx.send(()).unwrap();
+    assert!(running.await.unwrap().unwrap().starts_with("<svg"));
+    assert_eq!(queued.await.unwrap().unwrap(), "queued");
+    assert_eq!(pool.occupied(), 0);
+    let after = get(&addr, "/barcode/aztec/more", "").await;
+    assert_eq!(after.status, 200, "{}", after.body);
 }

@@ -1,35 +1,39 @@
-//! Any (symbology, content, options) must come back as an SVG or an error:
-//! never a panic, an abort or a long stall.
+//! The barcode service's own entry on arbitrary input: any symbology segment,
+//! content segment and query string must come back as an SVG or an error,
+//! never a panic, an abort or a long stall. It calls what the route
+//! `GET /barcode/{symbology}/{content}?{query}` calls, in the same order:
+//! `BarcodeRequest::parse` on the raw (percent-encoded) parts, then
+//! `etag` and `svg`.
 //!
-//! Input layout: byte 0 picks the symbology; the rest is split on the first
-//! 0xFF into content and a query string `k=v&k=v` (both lossily UTF-8).
+//! Input layout: byte 0 picks the symbology segment (one of the names, or,
+//! for the last value, a raw segment read from the input); the rest is
+//! split on 0xFF into content, query and that raw segment (each lossily
+//! UTF-8). `barcode.dict` lists the parameter names and values.
 
 #![no_main]
 
-use labelpress::barcode::{self, Options, Symbology};
+use labelpress::barcode::service::BarcodeRequest;
+use labelpress::barcode::Symbology;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
+    let mut fields = rest.split(|&b| b == 0xFF).map(String::from_utf8_lossy);
+    let content = fields.next().unwrap_or_default();
+    let query = fields.next().unwrap_or_default();
+    let raw_symbology = fields.next().unwrap_or_default();
     let all = Symbology::all();
-    let symbology = all[pick as usize % all.len()];
-    let (content, query) = match rest.iter().position(|&b| b == 0xFF) {
-        Some(i) => (&rest[..i], &rest[i + 1..]),
-        None => (rest, &[][..]),
+    let symbology = match all.get(pick as usize % (all.len() + 1)) {
+        Some(s) => s.name(),
+        None => &raw_symbology,
     };
-    let content = String::from_utf8_lossy(content);
-    let query = String::from_utf8_lossy(query);
-    let pairs = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| p.split_once('=').unwrap_or((p, "")));
-    let Ok(options) = Options::from_pairs(symbology, pairs) else {
+    let Ok(request) = BarcodeRequest::parse(symbology, &content, &query) else {
         return;
     };
-    if let Ok(symbol) = barcode::encode(symbology, &content, &options) {
-        let svg = barcode::svg::render(&symbol, &options);
+    assert!(request.etag().starts_with('"'));
+    if let Ok(svg) = request.svg() {
         assert!(svg.starts_with("<svg"));
     }
 });

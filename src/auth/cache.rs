@@ -19,6 +19,16 @@ pub struct Entry {
     pub rate_limit: Option<RateLimit>,
 }
 
+/// Result of [`TokenCache::blacklisted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blacklisted {
+    No,
+    /// 403 at once.
+    Yes,
+    /// Still blacklisted, but due to be asked about again.
+    Recheck,
+}
+
 /// Result of [`TokenCache::reserve`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum Reserve {
@@ -85,20 +95,43 @@ impl TokenCache {
         Ok(())
     }
 
-    /// Rejected tokens answer 403 at once until `until` (Unix ms).
-    pub fn blacklist(&self, hash: &TokenHash, until: i64) -> sled::Result<()> {
+    /// Rejected tokens answer 403 at once until `until` (Unix ms), without
+    /// asking the verifier before `recheck_at` (a rejection an administrator
+    /// can lift, such as an exhausted balance, is asked about again then).
+    pub fn blacklist(&self, hash: &TokenHash, until: i64, recheck_at: i64) -> sled::Result<()> {
         self.entries.remove(hash.0)?;
-        self.blacklist
-            .insert(hash.0, until.to_be_bytes().to_vec())?;
+        let mut value = until.to_be_bytes().to_vec();
+        value.extend_from_slice(&recheck_at.min(until).to_be_bytes());
+        self.blacklist.insert(hash.0, value)?;
         Ok(())
     }
 
-    pub fn blacklisted(&self, hash: &TokenHash, now: i64) -> sled::Result<bool> {
-        Ok(self
-            .blacklist
-            .get(hash.0)?
-            .and_then(|v| <[u8; 8]>::try_from(v.as_ref()).ok())
-            .is_some_and(|b| i64::from_be_bytes(b) > now))
+    /// Lifts a blacklisting (the verifier accepted the token again).
+    pub fn unblacklist(&self, hash: &TokenHash) -> sled::Result<()> {
+        self.blacklist.remove(hash.0)?;
+        Ok(())
+    }
+
+    pub fn blacklisted(&self, hash: &TokenHash, now: i64) -> sled::Result<Blacklisted> {
+        let Some(value) = self.blacklist.get(hash.0)? else {
+            return Ok(Blacklisted::No);
+        };
+        let field = |at: usize| {
+            value
+                .get(at..at + 8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map(i64::from_be_bytes)
+        };
+        let until = field(0).unwrap_or(0);
+        // Entries written before rechecks existed are never rechecked.
+        let recheck_at = field(8).unwrap_or(until);
+        Ok(if until <= now {
+            Blacklisted::No
+        } else if recheck_at <= now {
+            Blacklisted::Recheck
+        } else {
+            Blacklisted::Yes
+        })
     }
 
     /// Drops stale entries and ended blacklistings (housekeeping).
@@ -113,7 +146,10 @@ impl TokenCache {
         }
         for item in self.blacklist.iter() {
             let (key, value) = item?;
-            let until = <[u8; 8]>::try_from(value.as_ref()).map_or(0, i64::from_be_bytes);
+            let until = value
+                .get(..8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map_or(0, i64::from_be_bytes);
             if until <= now {
                 self.blacklist.remove(key)?;
                 removed += 1;
@@ -158,9 +194,21 @@ mod tests {
     fn blacklisting_lasts_until_its_end() {
         let (_d, cache) = cache();
         let h = TokenHash::of("lp_y");
-        cache.blacklist(&h, 50).unwrap();
-        assert!(cache.blacklisted(&h, 49).unwrap());
-        assert!(!cache.blacklisted(&h, 50).unwrap());
+        cache.blacklist(&h, 50, 50).unwrap();
+        assert_eq!(cache.blacklisted(&h, 49).unwrap(), Blacklisted::Yes);
+        assert_eq!(cache.blacklisted(&h, 50).unwrap(), Blacklisted::No);
         assert_eq!(cache.purge(60).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_liftable_blacklisting_is_due_for_a_recheck_before_it_ends() {
+        let (_d, cache) = cache();
+        let h = TokenHash::of("lp_z");
+        cache.blacklist(&h, 100, 20).unwrap();
+        assert_eq!(cache.blacklisted(&h, 19).unwrap(), Blacklisted::Yes);
+        assert_eq!(cache.blacklisted(&h, 20).unwrap(), Blacklisted::Recheck);
+        assert_eq!(cache.blacklisted(&h, 100).unwrap(), Blacklisted::No);
+        cache.unblacklist(&h).unwrap();
+        assert_eq!(cache.blacklisted(&h, 30).unwrap(), Blacklisted::No);
     }
 }

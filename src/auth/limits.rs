@@ -1,6 +1,7 @@
 //! Rate limits of the render route (DECISIONS section 4): one per token, with
 //! the quota the verifier's answer carries or the configured default, and one
-//! per client address that only failed authentications draw from.
+//! per client address that only failed authentications draw from
+//! ([`FailedAuth`], which the verifier's routes use too).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -19,8 +20,61 @@ pub struct RateLimits {
     /// One keyed limiter per distinct quota: governor's keyed limiters share
     /// one quota, and tokens carry their own. Distinct quotas are few.
     per_token: Mutex<HashMap<(u32, u32), Arc<DefaultKeyedRateLimiter<TokenHash>>>>,
-    failed_auth: DefaultKeyedRateLimiter<IpAddr>,
+    failed_auth: FailedAuth,
     clock: DefaultClock,
+}
+
+/// Failed authentications per client address. Only failures draw from it,
+/// and it is consulted after the credential was judged: a correct
+/// credential is never refused by it, whatever its address did before.
+pub struct FailedAuth {
+    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    clock: DefaultClock,
+    /// When idle addresses were last forgotten, in ms since `created`.
+    swept_at: std::sync::atomic::AtomicU64,
+    created: std::time::Instant,
+}
+
+impl FailedAuth {
+    pub fn new(limit: RateLimit) -> FailedAuth {
+        FailedAuth {
+            limiter: RateLimiter::keyed(quota(limit)),
+            clock: DefaultClock::default(),
+            swept_at: std::sync::atomic::AtomicU64::new(0),
+            created: std::time::Instant::now(),
+        }
+    }
+
+    /// One failed authentication from `addr`; `Err(seconds)` when over the limit.
+    pub fn check(&self, addr: IpAddr) -> Result<(), u64> {
+        self.limiter
+            .check_key(&addr)
+            .map_err(|n| whole_seconds(n.wait_time_from(self.clock.now())))
+    }
+
+    /// As [`FailedAuth::check`], and forgets addresses whose limits have
+    /// fully recovered at most once a minute, so that a caller without a
+    /// housekeeping task keeps the map bounded by the addresses of the
+    /// last minute or so.
+    pub fn check_and_sweep(&self, addr: IpAddr) -> Result<(), u64> {
+        use std::sync::atomic::Ordering;
+        let now = self.created.elapsed().as_millis() as u64;
+        let last = self.swept_at.load(Ordering::Relaxed);
+        if now.saturating_sub(last) >= 60_000
+            && self
+                .swept_at
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.retain_recent();
+        }
+        self.check(addr)
+    }
+
+    /// Forgets addresses whose limits have fully recovered.
+    pub fn retain_recent(&self) {
+        self.limiter.retain_recent();
+    }
 }
 
 fn quota(limit: RateLimit) -> Quota {
@@ -39,7 +93,7 @@ impl RateLimits {
         RateLimits {
             default,
             per_token: Mutex::new(HashMap::new()),
-            failed_auth: RateLimiter::keyed(quota(failed_auth)),
+            failed_auth: FailedAuth::new(failed_auth),
             clock: DefaultClock::default(),
         }
     }
@@ -60,9 +114,7 @@ impl RateLimits {
 
     /// One failed authentication from `addr`; `Err(seconds)` when over the limit.
     pub fn failed_auth(&self, addr: IpAddr) -> Result<(), u64> {
-        self.failed_auth
-            .check_key(&addr)
-            .map_err(|n| whole_seconds(n.wait_time_from(self.clock.now())))
+        self.failed_auth.check(addr)
     }
 
     /// Forgets keys whose limits have fully recovered (housekeeping).

@@ -11,26 +11,32 @@ pub mod outbox;
 pub mod remote;
 pub mod reporter;
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use axum::http::{header, HeaderMap};
 use subtle::ConstantTimeEq;
 
-use self::cache::{Entry, Reserve, TokenCache};
+use self::cache::{Blacklisted, Entry, Reserve, TokenCache};
 use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
 use crate::config::Limits;
 use crate::group_commit::{Backlog, Linger};
 use crate::http::metrics::Metrics;
-use crate::verify::{RateLimit, Unavailable, Verdict, Verifier, VerifyCall};
+use crate::verify::{RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 
 /// Longest bearer token looked at; anything longer is malformed (API-101).
 const MAX_TOKEN_LEN: usize = 512;
+
+/// Verifications run one at a time per token: tokens are spread over this
+/// many locks by their hash (two tokens sharing one only wait for each
+/// other's verifier call).
+const VERIFY_STRIPES: usize = 64;
 
 /// SHA-256 of a token: the only form in which tokens are keyed or logged.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -82,6 +88,42 @@ pub struct Auth {
     metrics: Arc<Metrics>,
     /// Outcome of the last verifier call (shown by `/readyz`).
     verifier_reachable: AtomicBool,
+    /// Renders admitted and neither charged nor refunded yet.
+    in_flight: Arc<InFlight>,
+    verifying: [tokio::sync::Mutex<()>; VERIFY_STRIPES],
+    /// How soon a blacklisted token whose rejection can be lifted (balance,
+    /// expiry, ban) is asked about again (ms).
+    recheck_ms: i64,
+}
+
+/// Renders admitted per token that are neither charged nor refunded yet.
+///
+/// Invariant: a cache reservation and the count here change together under
+/// this lock, and a render leaves this count only after its charge is in the
+/// outbox. So a verification that reads this count, then the outbox, then
+/// asks the verifier, sees every admitted render at least once: the tokens
+/// it grants are never more than the balance can pay for.
+#[derive(Default)]
+struct InFlight(Mutex<HashMap<TokenHash, u64>>);
+
+impl InFlight {
+    fn lock(&self) -> MutexGuard<'_, HashMap<TokenHash, u64>> {
+        // Counts are only added to and taken from: a poisoned map is still whole.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn count(&self, hash: &TokenHash) -> u64 {
+        self.lock().get(hash).copied().unwrap_or(0)
+    }
+
+    fn leave(counts: &mut HashMap<TokenHash, u64>, hash: &TokenHash) {
+        if let Some(count) = counts.get_mut(hash) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(hash);
+            }
+        }
+    }
 }
 
 pub fn now_ms() -> i64 {
@@ -158,6 +200,9 @@ impl Auth {
             retry_after_s: limits.retry_after_s,
             metrics,
             verifier_reachable: AtomicBool::new(true),
+            in_flight: Arc::default(),
+            verifying: std::array::from_fn(|_| tokio::sync::Mutex::new(())),
+            recheck_ms: (limits.blacklist_recheck_s * 1000) as i64,
         }))
     }
 
@@ -186,23 +231,23 @@ impl Auth {
         }
         let hash = TokenHash::of(token);
         let now = now_ms();
-        if self.cache.blacklisted(&hash, now).map_err(storage)? {
-            return Err(ApiError::Forbidden(
-                "the token was rejected recently and is blacklisted".into(),
-            ));
-        }
-        let entry = match self.cache.reserve(&hash, now).map_err(storage)? {
-            Reserve::Hit(entry) => {
+        let cached = match self.cache.blacklisted(&hash, now).map_err(storage)? {
+            Blacklisted::Yes => return Err(blacklisted()),
+            Blacklisted::Recheck => None,
+            Blacklisted::No => self.reserve(&hash, now)?,
+        };
+        let entry = match cached {
+            Some(entry) => {
                 self.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
                 entry
             }
-            Reserve::Miss => {
+            None => {
                 self.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
-                self.admit_by_verifier(&hash, token, now).await?
+                self.admit_by_verifier(&hash, token).await?
             }
         };
         if let Err(retry_after_s) = self.limits.token(&hash, entry.rate_limit) {
-            self.cache.refund(&hash).map_err(storage)?;
+            self.release(&hash, true);
             return Err(ApiError::RateLimited { retry_after_s });
         }
         Ok(Grant::Token {
@@ -211,41 +256,79 @@ impl Auth {
         })
     }
 
-    /// Cache miss (or cached balance used up): a synchronous dry run. The
-    /// verifier's balance does not yet include usage still in the outbox.
-    async fn admit_by_verifier(
-        &self,
-        hash: &TokenHash,
-        token: &str,
-        now: i64,
-    ) -> Result<Entry, ApiError> {
-        match self.verify(VerifyCall::dry_run(token)).await {
-            Ok(Verdict::Granted(granted)) => {
-                let outstanding = self.outbox.outstanding(hash).map_err(storage)?;
-                let balance = granted.balance.saturating_sub(outstanding);
-                if balance == 0 {
-                    return Err(ApiError::Forbidden(
-                        "Quota Exceeded: the balance is used up by usage not yet reported".into(),
-                    ));
-                }
-                // A concurrent miss for the same token may have refreshed the
-                // entry meanwhile: take from it rather than overwrite its count.
-                if let Reserve::Hit(entry) = self.cache.reserve(hash, now).map_err(storage)? {
+    /// One unit from a fresh cache entry, counted in flight; `None` when the
+    /// cache cannot grant it.
+    fn reserve(&self, hash: &TokenHash, now: i64) -> Result<Option<Entry>, ApiError> {
+        let mut in_flight = self.in_flight.lock();
+        match self.cache.reserve(hash, now).map_err(storage)? {
+            Reserve::Hit(entry) => {
+                *in_flight.entry(*hash).or_default() += 1;
+                Ok(Some(entry))
+            }
+            Reserve::Miss => Ok(None),
+        }
+    }
+
+    /// A render leaves the in-flight count: charged (its usage is in the
+    /// outbox) or not (`refund`: its unit goes back to the cache).
+    fn release(&self, hash: &TokenHash, refund: bool) {
+        let mut in_flight = self.in_flight.lock();
+        if refund {
+            if let Err(e) = self.cache.refund(hash) {
+                tracing::error!(error = %e, "token cache refund");
+            }
+        }
+        InFlight::leave(&mut in_flight, hash);
+    }
+
+    /// Cache miss, used-up cached balance, or a blacklisting due for a
+    /// recheck: a synchronous dry run, one at a time per token. The
+    /// verifier's balance does not include what this node has admitted but
+    /// not yet reported: renders in flight and usage in the outbox.
+    async fn admit_by_verifier(&self, hash: &TokenHash, token: &str) -> Result<Entry, ApiError> {
+        let _turn = self.verifying[hash.0[0] as usize % VERIFY_STRIPES]
+            .lock()
+            .await;
+        let now = now_ms();
+        // Another request for this token may have verified while this one waited.
+        match self.cache.blacklisted(hash, now).map_err(storage)? {
+            Blacklisted::Yes => return Err(blacklisted()),
+            Blacklisted::Recheck => {}
+            Blacklisted::No => {
+                if let Some(entry) = self.reserve(hash, now)? {
                     return Ok(entry);
                 }
+            }
+        }
+        // In this order (see `InFlight`): a render is recorded in the outbox
+        // before it leaves the in-flight count, and a batch is deducted by
+        // the verifier before it leaves the outbox.
+        let in_flight = self.in_flight.count(hash);
+        let outstanding = self.outbox.outstanding(hash).map_err(storage)?;
+        match self.verify(VerifyCall::dry_run(token)).await {
+            Ok(Verdict::Granted(granted)) => {
+                let available = granted
+                    .balance
+                    .saturating_sub(outstanding.saturating_add(in_flight));
+                if available == 0 {
+                    return Err(ApiError::Forbidden(
+                        "Quota Exceeded: the balance is used up by renders not yet reported".into(),
+                    ));
+                }
                 let entry = Entry {
-                    balance: balance - 1,
+                    balance: available - 1,
                     fresh_until: (now + self.ttl_ms).min(granted.expires_at.unwrap_or(i64::MAX)),
                     rate_limit: granted.rate_limit,
                 };
+                let mut in_flight = self.in_flight.lock();
+                self.cache.unblacklist(hash).map_err(storage)?;
                 self.cache.put(hash, &entry).map_err(storage)?;
+                *in_flight.entry(*hash).or_default() += 1;
                 Ok(entry)
             }
             Ok(Verdict::Rejected(rejection)) => {
                 if rejection.status() == 403 {
-                    self.cache
-                        .blacklist(hash, now + self.ttl_ms)
-                        .map_err(storage)?;
+                    self.blacklist(hash, rejection).map_err(storage)?;
                 }
                 Err(ApiError::Forbidden(format!(
                     "{}: the verifier rejected the token",
@@ -256,6 +339,19 @@ impl Auth {
                 retry_after_s: self.retry_after_s,
             }),
         }
+    }
+
+    /// 403 at once for the TTL; a rejection an administrator can lift is
+    /// asked about again after `blacklist_recheck_s`.
+    fn blacklist(&self, hash: &TokenHash, rejection: Rejection) -> sled::Result<()> {
+        let now = now_ms();
+        let until = now + self.ttl_ms;
+        let recheck_at = if liftable(rejection) {
+            now + self.recheck_ms
+        } else {
+            until
+        };
+        self.cache.blacklist(hash, until, recheck_at)
     }
 
     /// A verifier call, timed for the metrics.
@@ -281,18 +377,24 @@ impl Auth {
     ) {
         match grant {
             Grant::System => then(Ok(())),
-            Grant::Token { hash, token } => self
-                .outbox
-                .record_then(hash, token, move |recorded| then(recorded.map_err(storage))),
+            Grant::Token { hash, token } => {
+                let in_flight = self.in_flight.clone();
+                let charged = *hash;
+                self.outbox.record_then(hash, token, move |recorded| {
+                    if recorded.is_ok() {
+                        InFlight::leave(&mut in_flight.lock(), &charged);
+                    }
+                    then(recorded.map_err(storage))
+                })
+            }
         }
     }
 
-    /// Gives back the unit reserved by [`Auth::authenticate`] when no PDF was sent.
+    /// Gives back the unit reserved by [`Auth::authenticate`] when no PDF
+    /// was sent (including when its charge could not be recorded).
     pub fn refund(&self, grant: &Grant) {
         if let Grant::Token { hash, .. } = grant {
-            if let Err(e) = self.cache.refund(hash) {
-                tracing::error!(error = %e, "token cache refund");
-            }
+            self.release(hash, true);
         }
     }
 
@@ -317,6 +419,19 @@ impl Auth {
             tracing::error!(error = %e, "outbox flush");
         }
     }
+}
+
+fn blacklisted() -> ApiError {
+    ApiError::Forbidden("the token was rejected recently and is blacklisted".into())
+}
+
+/// Rejections an administrator can lift: a top-up, a later expiry, an unban.
+/// An unknown or revoked token stays what it is.
+fn liftable(rejection: Rejection) -> bool {
+    matches!(
+        rejection,
+        Rejection::QuotaExceeded | Rejection::TokenExpired | Rejection::Banned
+    )
 }
 
 #[cfg(test)]

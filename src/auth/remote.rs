@@ -71,6 +71,11 @@ impl RemoteVerifier {
                     _ => Rejection::InvalidToken,
                 })))
             }
+            // labelpress's verifier answers 429 only to a missing or
+            // invalid token (the limiter of failed authentications per
+            // address, which a render node's address draws from for every
+            // bad token it forwards): a verdict, not an outage.
+            429 => Ok(Verdict::Rejected(Rejection::InvalidToken)),
             other => Err(Unavailable(format!("verifier answered {other}"))),
         }
     }

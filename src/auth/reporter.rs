@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::{now_ms, Auth};
+use super::Auth;
 use crate::verify::{Rejection, Verdict, VerifyCall};
 
 /// How often the outbox is looked at when all is well.
@@ -57,8 +57,7 @@ impl Auth {
                             charged = left,
                             "usage beyond the balance; charging what is left, token blacklisted"
                         );
-                        self.cache
-                            .blacklist(&hash, now_ms() + self.ttl_ms)
+                        self.blacklist(&hash, Rejection::QuotaExceeded)
                             .map_err(ReportError::Storage)?;
                         self.outbox
                             .shrink(&hash, &key, left)
@@ -71,8 +70,7 @@ impl Auth {
                         count = batch.count,
                         "usage refused by the verifier (quota exceeded); token blacklisted"
                     );
-                    self.cache
-                        .blacklist(&hash, now_ms() + self.ttl_ms)
+                    self.blacklist(&hash, Rejection::QuotaExceeded)
                         .map_err(ReportError::Storage)?;
                 }
                 Ok(Verdict::Rejected(rejection)) => {
@@ -85,8 +83,7 @@ impl Auth {
                         "usage refused by the verifier; token blacklisted"
                     );
                     if rejection.status() == 403 {
-                        self.cache
-                            .blacklist(&hash, now_ms() + self.ttl_ms)
+                        self.blacklist(&hash, rejection)
                             .map_err(ReportError::Storage)?;
                     }
                 }

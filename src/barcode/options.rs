@@ -5,8 +5,44 @@ use super::{BarcodeError, Symbology};
 
 /// Output size caps: nothing a request asks for may allocate without bound.
 pub const MAX_PIXELS: u32 = 10_000;
+/// Decimals a forced `width`/`height` may have: the SVG writer prints
+/// numbers with at most three, so a finer value could not be honoured.
+pub const PIXEL_DECIMALS: usize = 3;
 pub const MAX_MARGIN: u32 = 100;
 pub const MAX_BEARER: u32 = 100;
+
+/// A forced output size in pixels, kept in thousandths so that options
+/// stay `Eq` and `Hash` (they key the ETag): 150.5 px is `Px(150_500)`.
+/// Always greater than 0 and at most [`MAX_PIXELS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Px(u32);
+
+impl Px {
+    /// A plain positive decimal (`150`, `150.5`, `0.25`) of at most
+    /// [`PIXEL_DECIMALS`] decimals, greater than 0 and at most
+    /// [`MAX_PIXELS`]. No sign, exponent, `inf` or `nan`.
+    pub fn parse(s: &str) -> Option<Px> {
+        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        if int.is_empty() || int.len() > 5 || !digits(int) {
+            return None;
+        }
+        if s.contains('.') && (frac.is_empty() || frac.len() > PIXEL_DECIMALS || !digits(frac)) {
+            return None;
+        }
+        let whole: u32 = int.parse().ok()?;
+        let mut thousandths = 0;
+        for (i, b) in frac.bytes().enumerate() {
+            thousandths += u32::from(b - b'0') * 10u32.pow(2 - i as u32);
+        }
+        let milli = whole.checked_mul(1000)?.checked_add(thousandths)?;
+        (milli > 0 && milli <= MAX_PIXELS * 1000).then_some(Px(milli))
+    }
+
+    pub fn get(self) -> f64 {
+        f64::from(self.0) / 1000.0
+    }
+}
 
 /// An sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,8 +113,8 @@ impl Bearer {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Options {
     /// Forced output width / height in px (the SVG's attributes).
-    pub width: Option<u32>,
-    pub height: Option<u32>,
+    pub width: Option<Px>,
+    pub height: Option<Px>,
     /// Clockwise degrees: 0, 90, 180 or 270.
     pub rotate: u16,
     /// Quiet zone on every side, in modules.
@@ -137,6 +173,10 @@ impl Default for Options {
         }
     }
 }
+
+/// Codewords in one PDF417 symbol at most (ISO/IEC 15438): the length
+/// descriptor, data, padding and error correction together.
+pub const PDF417_MAX_CODEWORDS: u32 = 928;
 
 /// Parameters every symbology takes.
 const COMMON: &[&str] = &["width", "height", "rotate", "margin", "m", "fg", "bg"];
@@ -212,8 +252,18 @@ impl Options {
             Ok(n)
         };
         match key {
-            "width" => self.width = Some(int(1, MAX_PIXELS as i64)? as u32),
-            "height" => self.height = Some(int(1, MAX_PIXELS as i64)? as u32),
+            "width" | "height" => {
+                let px = Px::parse(value).ok_or_else(|| {
+                    bad(&format!(
+                        "a number of pixels greater than 0 and at most {MAX_PIXELS}, with up to {PIXEL_DECIMALS} decimals (150 or 150.5)"
+                    ))
+                })?;
+                if key == "width" {
+                    self.width = Some(px);
+                } else {
+                    self.height = Some(px);
+                }
+            }
             "rotate" => {
                 self.rotate = match value {
                     "0" => 0,
@@ -279,8 +329,9 @@ impl Options {
                     "3" => 3,
                     "4" => 4,
                     "5" => 5,
-                    "6" => 6,
-                    _ => return Err(bad("2, 3, 4, 5 or 6")),
+                    // Mode 6 (reader programming) is not offered: the
+                    // service's range is 2 to 5.
+                    _ => return Err(bad("2, 3, 4 or 5")),
                 }
             }
             "postcode" => {
@@ -309,9 +360,33 @@ impl Options {
 
     /// Rules that involve more than one parameter.
     fn check_combination(&self, symbology: Symbology) -> Result<(), BarcodeError> {
-        if symbology != Symbology::MaxiCode {
-            return Ok(());
+        match symbology {
+            Symbology::Pdf417 => self.check_pdf417_shape(),
+            Symbology::MaxiCode => self.check_maxicode_fields(),
+            _ => Ok(()),
         }
+    }
+
+    /// A PDF417 symbol holds at most [`PDF417_MAX_CODEWORDS`] codewords
+    /// (ISO/IEC 15438), so `cols` x `rows` given together may not exceed
+    /// it, whatever the content: 30 x 90 would be 2,700.
+    fn check_pdf417_shape(&self) -> Result<(), BarcodeError> {
+        if let (Some(cols), Some(rows)) = (self.pdf417_cols, self.pdf417_rows) {
+            let max_rows = PDF417_MAX_CODEWORDS / u32::from(cols);
+            if u32::from(cols) * u32::from(rows) > PDF417_MAX_CODEWORDS {
+                return Err(BarcodeError::InvalidParameter {
+                    param: "rows".into(),
+                    value: rows.to_string(),
+                    expected: format!(
+                        "at most {max_rows} with cols={cols}: cols x rows may not exceed the {PDF417_MAX_CODEWORDS} codewords a PDF417 symbol holds"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_maxicode_fields(&self) -> Result<(), BarcodeError> {
         let structured = matches!(self.maxi_mode, 2 | 3);
         let fields = [
             ("postcode", self.maxi_postcode.is_some()),
@@ -332,7 +407,7 @@ impl Options {
             if !structured && given {
                 return Err(BarcodeError::NotApplicable {
                     param: name.to_string(),
-                    symbology: "maxicode modes 4, 5 and 6 (only modes 2 and 3 carry it)",
+                    symbology: "maxicode modes 4 and 5 (only modes 2 and 3 carry it)",
                 });
             }
         }

@@ -1,47 +1,232 @@
 //! The barcode image service: `GET /barcode/{symbology}/{content}?params`
 //! answers an SVG that is a pure function of the URL, so it is cached for a
-//! year and carries a strong ETag. Also the CLI helper behind
+//! year and carries a strong ETag. Requests are parsed on the async side
+//! ([`BarcodeRequest::parse`], also the fuzz target's entry) and encoded in
+//! a bounded [`EncodePool`]. Also the CLI helper behind
 //! `labelpress barcode SYMBOLOGY CONTENT --opt k=v`.
 
-use axum::extract::{Path, RawQuery};
+use std::sync::Arc;
+
+use axum::extract::{RawPathParams, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
 
 use super::{to_svg, BarcodeError, Options, Symbology};
+use crate::config::Limits;
 
 const CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
+const PLAIN_TEXT: &str = "text/plain; charset=utf-8";
 
-/// The stateless barcode router.
-pub fn router() -> Router {
-    Router::new().route("/barcode/{symbology}/{content}", get(barcode))
+/// The barcode router, its encodes bounded by `limits` (see [`EncodePool`]).
+pub fn router(limits: &Limits) -> Router {
+    router_with(Arc::new(EncodePool::new(limits)))
+}
+
+/// The barcode router over a given pool (tests hold its slots).
+pub fn router_with(pool: Arc<EncodePool>) -> Router {
+    Router::new()
+        .route("/barcode/{symbology}/{content}", get(barcode))
+        // An empty content segment matches no `{content}`: without these the
+        // answer would be the generic JSON 404 instead of this service's 400.
+        .route("/barcode/{symbology}/", get(without_content))
+        .route("/barcode/{symbology}", get(without_content))
+        .with_state(pool)
+}
+
+/// Why the service gives no SVG.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The request's fault: 400 with the message.
+    #[error(transparent)]
+    Barcode(#[from] BarcodeError),
+    /// Every encode slot busy and the wait queue full: 503 with `Retry-After`.
+    #[error("the barcode service is busy (every encode slot taken and the queue full); retry after {retry_after_s} s")]
+    Busy { retry_after_s: u64 },
+    /// The encode task died (a panic outside the encoders' own guard).
+    #[error("internal encoder failure")]
+    Failed,
 }
 
 impl IntoResponse for BarcodeError {
     fn into_response(self) -> Response {
-        (
-            StatusCode::BAD_REQUEST,
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            self.to_string(),
-        )
-            .into_response()
+        plain_text(StatusCode::BAD_REQUEST, self.to_string())
     }
 }
 
+impl IntoResponse for ServiceError {
+    fn into_response(self) -> Response {
+        let message = self.to_string();
+        match self {
+            ServiceError::Barcode(e) => e.into_response(),
+            ServiceError::Busy { retry_after_s } => {
+                let mut response = plain_text(StatusCode::SERVICE_UNAVAILABLE, message);
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_s));
+                response
+            }
+            ServiceError::Failed => plain_text(StatusCode::INTERNAL_SERVER_ERROR, message),
+        }
+    }
+}
+
+fn plain_text(status: StatusCode, message: String) -> Response {
+    (status, [(header::CONTENT_TYPE, PLAIN_TEXT)], message).into_response()
+}
+
+/// Barcode encodes, off the async workers and bounded like renders: at
+/// most `slots` run at once, each on one of tokio's blocking threads, and
+/// at most `queue` more wait for a slot; past that the answer is 503 at
+/// once. A large symbol costs tens of milliseconds of CPU: inline on the
+/// async workers, a flood of them delayed every other route (`/healthz`
+/// went from 1 ms to over a second).
+pub struct EncodePool {
+    /// One per encode running.
+    slots: Arc<Semaphore>,
+    /// One per encode running or waiting: `slots + queue` in all.
+    tickets: Arc<Semaphore>,
+    capacity: usize,
+    retry_after_s: u64,
+}
+
+impl EncodePool {
+    /// `render_slots()` slots, `barcode_queue` waiting, `retry_after_s`.
+    pub fn new(limits: &Limits) -> EncodePool {
+        EncodePool::with_capacity(
+            limits.render_slots(),
+            limits.barcode_queue,
+            limits.retry_after_s,
+        )
+    }
+
+    pub fn with_capacity(slots: usize, queue: usize, retry_after_s: u64) -> EncodePool {
+        let slots = slots.max(1);
+        EncodePool {
+            slots: Arc::new(Semaphore::new(slots)),
+            tickets: Arc::new(Semaphore::new(slots + queue)),
+            capacity: slots + queue,
+            retry_after_s: retry_after_s.max(1),
+        }
+    }
+
+    /// Encodes running or waiting now.
+    pub fn occupied(&self) -> usize {
+        self.capacity - self.tickets.available_permits()
+    }
+
+    /// Runs `job` on a blocking thread once a slot is free, or answers
+    /// [`ServiceError::Busy`] at once when the queue is full.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ServiceError> {
+        let busy = ServiceError::Busy {
+            retry_after_s: self.retry_after_s,
+        };
+        let ticket = self.tickets.clone().try_acquire_owned().map_err(|_| busy)?;
+        // The semaphores are never closed.
+        let slot = self
+            .slots
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ServiceError::Failed)?;
+        tokio::task::spawn_blocking(move || {
+            // Held until the job ends, even when the client has gone and
+            // nobody awaits it: the pool's counts stay true.
+            let _held = (ticket, slot);
+            job()
+        })
+        .await
+        .map_err(|_| ServiceError::Failed)
+    }
+}
+
+/// One barcode request, parsed and checked: everything its SVG depends on.
+#[derive(Debug, Clone)]
+pub struct BarcodeRequest {
+    pub symbology: Symbology,
+    pub content: String,
+    pub options: Options,
+}
+
+impl BarcodeRequest {
+    /// Parses `GET /barcode/{symbology}/{content}?{query}` from the raw
+    /// (still percent-encoded) path segments and query string: the
+    /// symbology, then the content (one percent-decoded segment, not empty),
+    /// then the strict parameters. Cheap: nothing is encoded yet.
+    pub fn parse(symbology: &str, content: &str, query: &str) -> Result<Self, BarcodeError> {
+        let symbology: Symbology = percent_decode(symbology, false)
+            .ok_or_else(|| bad_segment("symbology"))?
+            .parse()?;
+        let content = percent_decode(content, false).ok_or_else(|| bad_segment("content"))?;
+        if content.is_empty() {
+            return Err(BarcodeError::Empty);
+        }
+        let pairs = decode_query(query)?;
+        let options = Options::from_pairs(
+            symbology,
+            pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )?;
+        Ok(BarcodeRequest {
+            symbology,
+            content,
+            options,
+        })
+    }
+
+    /// Encodes and draws: CPU-bound, bounded by the per-symbology length
+    /// limits (tens of milliseconds at most); the route runs it in the
+    /// [`EncodePool`].
+    pub fn svg(&self) -> Result<String, BarcodeError> {
+        to_svg(self.symbology, &self.content, &self.options)
+    }
+
+    /// Strong validator over everything the output depends on; options are
+    /// hashed in their parsed form, so `m=2` and `margin=2` share an ETag.
+    pub fn etag(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.symbology.name().as_bytes());
+        h.update([0]);
+        h.update(self.content.as_bytes());
+        h.update([0]);
+        h.update(format!("{:?}", self.options).as_bytes());
+        // The renderer's version: bump when the SVG output changes (v2: PDF417's
+        // automatic error-correction level follows the data length).
+        h.update(b"\0svg-v2");
+        let digest = h.finalize();
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("\"{hex}\"")
+    }
+}
+
+/// The route's two segments, raw.
+fn segments<'a>(params: &'a RawPathParams) -> (&'a str, &'a str) {
+    let mut symbology = "";
+    let mut content = "";
+    for (key, value) in params.iter() {
+        match key {
+            "symbology" => symbology = value,
+            "content" => content = value,
+            _ => {}
+        }
+    }
+    (symbology, content)
+}
+
 async fn barcode(
-    Path((symbology, content)): Path<(String, String)>,
+    State(pool): State<Arc<EncodePool>>,
+    params: RawPathParams,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
-) -> Result<Response, BarcodeError> {
-    let symbology: Symbology = symbology.parse()?;
-    let pairs = decode_query(query.as_deref().unwrap_or(""))?;
-    let options = Options::from_pairs(
-        symbology,
-        pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-    )?;
-    let etag = etag(symbology, &content, &options);
+) -> Result<Response, ServiceError> {
+    let (symbology, content) = segments(&params);
+    let request = BarcodeRequest::parse(symbology, content, query.as_deref().unwrap_or(""))?;
+    let etag = request.etag();
     let cache = [
         (
             header::CACHE_CONTROL,
@@ -55,9 +240,7 @@ async fn barcode(
     if if_none_match(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
     }
-    // Encoding is CPU-bound but bounded (milliseconds) by the per-symbology
-    // length limits, so it runs inline.
-    let svg = to_svg(symbology, &content, &options)?;
+    let svg = pool.run(move || request.svg()).await??;
     Ok((
         StatusCode::OK,
         cache,
@@ -70,20 +253,16 @@ async fn barcode(
         .into_response())
 }
 
-/// Strong validator over everything the output depends on; options are
-/// hashed in their parsed form, so `m=2` and `margin=2` share an ETag.
-fn etag(symbology: Symbology, content: &str, options: &Options) -> String {
-    let mut h = Sha256::new();
-    h.update(symbology.name().as_bytes());
-    h.update([0]);
-    h.update(content.as_bytes());
-    h.update([0]);
-    h.update(format!("{options:?}").as_bytes());
-    // The renderer's version: bump when the SVG output changes.
-    h.update(b"\0svg-v1");
-    let digest = h.finalize();
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+/// `/barcode/{symbology}/` and `/barcode/{symbology}`: the same checks in
+/// the same order, so an unknown symbology is named first, then the empty
+/// content.
+async fn without_content(
+    params: RawPathParams,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ServiceError> {
+    let (symbology, _) = segments(&params);
+    BarcodeRequest::parse(symbology, "", query.as_deref().unwrap_or(""))?;
+    Err(BarcodeError::Empty.into())
 }
 
 fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
@@ -102,8 +281,8 @@ fn decode_query(query: &str) -> Result<Vec<(String, String)>, BarcodeError> {
     let mut out = Vec::new();
     for part in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        let key = percent_decode(k).ok_or_else(|| bad_encoding(k))?;
-        let value = percent_decode(v).ok_or_else(|| bad_encoding(k))?;
+        let key = percent_decode(k, true).ok_or_else(|| bad_encoding(k))?;
+        let value = percent_decode(v, true).ok_or_else(|| bad_encoding(k))?;
         out.push((key, value));
     }
     Ok(out)
@@ -117,15 +296,28 @@ fn bad_encoding(param: &str) -> BarcodeError {
     }
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+fn bad_segment(segment: &str) -> BarcodeError {
+    BarcodeError::InvalidContent {
+        symbology: "the barcode service",
+        reason: format!("the {segment} path segment is not valid percent-encoded UTF-8"),
+    }
+}
+
+/// Percent-decoding into UTF-8; `+` is a space in a query string
+/// (`plus_is_space`), itself in a path segment.
+fn percent_decode(s: &str, plus_is_space: bool) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' if plus_is_space => out.push(b' '),
             b'%' => {
-                let hex = s.get(i + 1..i + 3)?;
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                let hex = std::str::from_utf8(hex).ok()?;
                 out.push(u8::from_str_radix(hex, 16).ok()?);
                 i += 2;
             }
@@ -170,5 +362,22 @@ mod tests {
             ]
         );
         assert!(decode_query("fg=%zz").is_err());
+        assert!(decode_query("fg=%+1").is_err());
+        assert!(decode_query("fg=%é").is_err());
+    }
+
+    #[test]
+    fn a_path_segment_keeps_its_plus_and_must_not_be_empty() {
+        let r = BarcodeRequest::parse("qr", "a+b%2Fc", "ecl=H").unwrap();
+        assert_eq!(r.content, "a+b/c");
+        assert_eq!(
+            BarcodeRequest::parse("qr", "", "").unwrap_err(),
+            BarcodeError::Empty
+        );
+        assert!(BarcodeRequest::parse("nope", "", "")
+            .unwrap_err()
+            .to_string()
+            .starts_with("unknown symbology 'nope'"));
+        assert!(BarcodeRequest::parse("qr", "%FF", "").is_err());
     }
 }

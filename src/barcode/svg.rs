@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{maxi, Options, Symbol};
+use super::{maxi, Options, Px, Symbol};
 
 /// Default output scale.
 pub const PX_PER_MODULE: f64 = 2.0;
@@ -143,7 +143,7 @@ pub fn render(symbol: &Symbol, options: &Options) -> String {
 /// value of a 2-D symbol scales the other side with it.
 fn pixel_size(linear: bool, vw: f64, vh: f64, o: &Options) -> (f64, f64) {
     let (dw, dh) = (vw * PX_PER_MODULE, vh * PX_PER_MODULE);
-    match (o.width.map(f64::from), o.height.map(f64::from)) {
+    match (o.width.map(Px::get), o.height.map(Px::get)) {
         (Some(w), Some(h)) => (w, h),
         (Some(w), None) if !linear => (w, w * vh / vw),
         (None, Some(h)) if !linear => (h * vw / vh, h),

@@ -16,7 +16,7 @@ use typst_kit::fonts::FontStore;
 pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
 
 /// Where fonts come from besides the embedded family.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FontOptions {
     /// Scan the system's font folders.
     pub system: bool,

@@ -170,7 +170,8 @@ impl Engine {
             .map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
         drop(document);
         memory::after_render();
-        crate::pdf::set_producer(pdf, &export.producer).map_err(RenderError::Compile)
+        crate::pdf::set_producer(pdf, &export.producer)
+            .map_err(|e| RenderError::Compile(e.to_string()))
     }
 }
 

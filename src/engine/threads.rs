@@ -24,6 +24,7 @@ pub fn render_thread(name: String, nice: Nice) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(move |_| name.clone())
+        .stack_size(crate::worker::child::RENDER_STACK_BYTES)
         .start_handler(move |_| {
             if let Err(e) = lower_priority(nice) {
                 tracing::warn!(error = %e, "a render thread keeps its priority");

@@ -68,6 +68,9 @@ pub struct Gauges {
     pub outbox_depth: u64,
     pub renders_running: u64,
     pub renders_waiting: u64,
+    /// Render worker processes started to replace one that was stopped at
+    /// a deadline or died (a counter kept by the renderer).
+    pub workers_replaced: u64,
 }
 
 impl Metrics {
@@ -106,13 +109,20 @@ impl Metrics {
             ("labelpress_sheets_rendered_total", "Sheets in successfully rendered PDFs.", &self.sheets),
             ("labelpress_auth_cache_hits_total", "Render requests admitted from the token cache.", &self.cache_hits),
             ("labelpress_auth_cache_misses_total", "Render requests that needed a synchronous verification.", &self.cache_misses),
-            ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline and left to finish in the background.", &self.renders_abandoned),
+            ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline (their worker process is stopped; with thread isolation they finish in the background).", &self.renders_abandoned),
         ];
+        let counters = counters
+            .into_iter()
+            .map(|(name, help, value)| (name, help, value.load(Ordering::Relaxed)))
+            .chain([(
+                "labelpress_render_workers_replaced_total",
+                "Render worker processes replaced after a deadline or a crash.",
+                gauges.workers_replaced,
+            )]);
         for (name, help, value) in counters {
             let _ = writeln!(
                 out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
-                value.load(Ordering::Relaxed)
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
             );
         }
         let gauges = [

@@ -7,7 +7,11 @@
 //! - verify: the verification service's router, in-process;
 //! - always: `/healthz`, `/readyz`, `/metrics` ([`probes`]), API-005 fallbacks,
 //!   and [`request_id`] around everything.
+//!
+//! Connections are accepted and read by [`edge`]: timeouts for heads and
+//! bodies, a cap on connections.
 
+pub mod edge;
 pub mod metrics;
 pub mod pool;
 pub mod probes;
@@ -33,9 +37,10 @@ use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
-use crate::config::RuntimeConfig;
+use crate::config::{Isolation, Limits, Nice, RuntimeConfig};
 use crate::engine::Engine;
 use crate::verify::Verifier;
+use crate::worker::{Renderer, Workers};
 
 /// Which services a node runs (`--services`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +64,10 @@ pub struct NodeOptions {
     pub config: RuntimeConfig,
     /// Needed when `services.render`.
     pub engine: Option<Engine>,
+    /// How render worker processes build the same engine; without it (or
+    /// with `limits.render_isolation = "thread"`) renders run on the render
+    /// threads.
+    pub worker: Option<crate::worker::Spec>,
     pub data_dir: PathBuf,
     pub verify_url: Option<String>,
     pub system_token: Option<String>,
@@ -113,6 +122,7 @@ impl Node {
             services,
             config,
             engine,
+            worker,
             data_dir,
             verify_url,
             system_token,
@@ -138,7 +148,33 @@ impl Node {
                 (None, None, None) => (None, VerifierMode::None),
             };
         let limits = &config.limits;
-        let pool = Arc::new(RenderPool::new(limits));
+        let engine = match engine {
+            Some(engine) if services.render => Some(Arc::new(engine)),
+            _ => None,
+        };
+        let renderer = match (&engine, worker) {
+            (None, _) => None,
+            (Some(_), Some(spec)) if limits.render_isolation == Isolation::Process => {
+                let binary = std::env::current_exe()
+                    .map_err(|e| format!("the render workers' executable: {e}"))?;
+                Some(Renderer::Processes(Arc::new(Workers::new(binary, spec)?)))
+            }
+            (Some(engine), _) => Some(Renderer::InProcess(engine.clone())),
+        };
+        let pool = Arc::new(match renderer.clone() {
+            // Each render thread starts its worker before its first job. With
+            // workers, the render threads only hand work over, short work
+            // that gates the next render: they keep the server's priority
+            // and the workers run `render_thread_nice` steps below it.
+            Some(renderer @ Renderer::Processes(_)) => RenderPool::with_start(
+                &Limits {
+                    render_thread_nice: Nice::default(),
+                    ..limits.clone()
+                },
+                Arc::new(move || renderer.prepare()),
+            ),
+            _ => RenderPool::new(limits),
+        });
         let (engine, auth) = if services.render {
             let Some(verifier) = render_verifier else {
                 return Err(
@@ -156,13 +192,14 @@ impl Node {
                 pool.backlog(),
                 metrics.clone(),
             )?;
-            (Some(Arc::new(engine)), Some(auth))
+            (Some(engine), Some(auth))
         } else {
             (None, None)
         };
         let state = AppState {
             config: Arc::new(config),
             engine,
+            renderer,
             auth,
             pool,
             metrics,
@@ -172,7 +209,7 @@ impl Node {
         let router = router(
             &state,
             services,
-            verify.as_ref().map(InProcessVerify::router),
+            verify.as_ref().map(|v| v.router(&state.config.limits)),
         );
         Ok(Node {
             state,
@@ -181,9 +218,10 @@ impl Node {
         })
     }
 
-    /// Serves until `shutdown` resolves, then: stops accepting, lets in-flight
-    /// requests (renders included) finish, stops the reporter, makes a last
-    /// bounded report attempt and flushes every store.
+    /// Serves until `shutdown` resolves, then: lets in-flight requests
+    /// (renders included) finish while new connections are turned away
+    /// (`/readyz` says 503), stops accepting, stops the reporter, makes a
+    /// last bounded report attempt and flushes every store.
     pub async fn run(
         self,
         listener: tokio::net::TcpListener,
@@ -196,17 +234,20 @@ impl Node {
             .clone()
             .map(|auth| tokio::spawn(reporter::run(auth, stop_rx)));
         let ready = self.state.ready.clone();
-        let served = axum::serve(
-            listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            ready.store(false, Ordering::Relaxed);
-            tracing::info!("shutting down: finishing in-flight requests");
-        })
-        .await;
+        let edge = edge::Edge {
+            turn_away: turn_away_router(&self.state),
+            served: self.router,
+            limits: edge::EdgeLimits::new(&self.state.config.limits),
+        };
+        // `ready` turns false before draining begins, so that `/readyz`
+        // (answered by the turn-away router meanwhile) says 503.
+        let served = edge
+            .run(listener, async move {
+                shutdown.await;
+                ready.store(false, Ordering::Relaxed);
+                tracing::info!("shutting down: finishing in-flight requests");
+            })
+            .await;
         let _ = stop_tx.send(true);
         if let Some(task) = reporter {
             let _ = task.await;
@@ -245,13 +286,28 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     }
     let mut app = app.with_state(state.clone());
     if services.barcode {
-        app = app.merge(crate::barcode::service::router());
+        app = app.merge(crate::barcode::service::router(&state.config.limits));
     }
     if let Some(verify) = verify {
         app = app.merge(verify);
     }
     app.fallback(probes::not_found)
         .method_not_allowed_fallback(probes::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            request_id::layer,
+        ))
+}
+
+/// What connections beyond the cap, and new ones while the server drains,
+/// get (see [`edge`]): `/healthz` and `/readyz` as usual, 503 API-503 for
+/// anything else.
+fn turn_away_router(state: &AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(probes::healthz))
+        .route("/readyz", get(probes::readyz))
+        .fallback(probes::turned_away)
+        .with_state(state.clone())
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             request_id::layer,
@@ -273,8 +329,12 @@ impl InProcessVerify {
         self.0.clone()
     }
 
-    fn router(&self) -> Router {
-        crate::verify::router(self.0.clone())
+    fn router(&self, limits: &crate::config::Limits) -> Router {
+        let failed_auth = crate::verify::RateLimit {
+            per_second: limits.failed_auth_per_second,
+            burst: limits.failed_auth_burst,
+        };
+        crate::verify::router_with(self.0.clone(), failed_auth)
     }
 
     async fn flush(&self) {
@@ -284,9 +344,9 @@ impl InProcessVerify {
 
 /// Registers for Ctrl-C and SIGTERM at once and returns a future that
 /// resolves on either. Registering before the server answers anything
-/// matters: axum polls its shutdown future from a task of its own, which a
-/// busy runtime may first run after the server is already ready, and a
-/// SIGTERM that came before the registration killed the process outright.
+/// matters: a future registering on its first poll would do so only once
+/// the accept loop runs, possibly after the server already answered, and
+/// a SIGTERM that came before the registration killed the process outright.
 pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
@@ -306,6 +366,11 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 's
 /// `labelpress serve`: opens the node, binds, serves until SIGTERM.
 pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), String> {
     let shutdown = shutdown_signal().map_err(|e| format!("signal handlers: {e}"))?;
+    // Connections are file descriptors: the more the process may open, the
+    // less the connection cap has to be lowered to fit (see `edge`).
+    if let Some(fds) = edge::raise_fd_limit() {
+        tracing::debug!(fds, "open file limit");
+    }
     let node = Node::open(options)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await

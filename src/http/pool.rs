@@ -169,13 +169,23 @@ impl Shared {
 impl RenderPool {
     /// Starts the render threads and sizes the queue as `limits` say.
     pub fn new(limits: &Limits) -> RenderPool {
+        RenderPool::with_start(limits, Arc::new(|| ()))
+    }
+
+    /// As [`RenderPool::new`], with `start` run on each render thread before
+    /// it takes its first job (a render worker process is started there).
+    pub fn with_start(limits: &Limits, start: Arc<dyn Fn() + Send + Sync>) -> RenderPool {
         let shared = Arc::new(Shared::default());
         let threads = (0..limits.render_slots())
             .map(|i| {
                 let name = format!("render-{i}");
                 let pool = threads::render_thread(name, limits.render_thread_nice);
                 let shared = shared.clone();
-                pool.spawn(move || shared.worker());
+                let start = start.clone();
+                pool.spawn(move || {
+                    start();
+                    shared.worker()
+                });
                 pool
             })
             .collect();
@@ -198,6 +208,11 @@ impl RenderPool {
 
     pub fn retry_after_s(&self) -> u64 {
         self.retry_after_s
+    }
+
+    /// How long a request may take from its arrival, queueing included.
+    pub fn deadline(&self) -> Duration {
+        self.deadline
     }
 
     /// The count of jobs waiting for a thread, kept up to date for others.

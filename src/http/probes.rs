@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -45,6 +46,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         outbox_depth: state.auth.as_ref().map_or(0, |a| a.outbox_depth()),
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
+        workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
     };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -70,6 +72,24 @@ pub fn runtime_config(headers: &HeaderMap, body: &str, etag: &str) -> Response {
         body.to_string(),
     )
         .into_response()
+}
+
+/// A connection beyond `limits.max_connections`, or one opened while the
+/// server drains: 503 API-503 with `Retry-After`, and the connection closes.
+/// Up to 64 KiB of the body are read first (within the connection's short
+/// deadline): a socket closed with unread data is reset, and the client
+/// might lose the answer.
+pub async fn turned_away(State(state): State<AppState>, body: Body) -> ApiError {
+    let _ = axum::body::to_bytes(body, 64 * 1024).await;
+    let message = if state.ready.load(Ordering::Relaxed) {
+        "the server has too many open connections; retry later"
+    } else {
+        "the server is shutting down; retry later"
+    };
+    ApiError::Overloaded {
+        message: message.into(),
+        retry_after_s: state.config.limits.retry_after_s,
+    }
 }
 
 pub async fn not_found() -> ApiError {

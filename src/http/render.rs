@@ -20,11 +20,16 @@ use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
 use crate::auth::{Auth, Grant};
-use crate::engine::{Engine, RenderError, Rendered};
+use crate::engine::{Engine, Rendered};
+use crate::worker::{RenderFailure, Renderer, WorkerError};
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {
     let started = Instant::now();
-    let (Some(engine), Some(auth)) = (state.engine.clone(), state.auth.clone()) else {
+    let (Some(engine), Some(auth), Some(renderer)) = (
+        state.engine.clone(),
+        state.auth.clone(),
+        state.renderer.clone(),
+    ) else {
         return ApiError::NotFound.into_response();
     };
     let client = request
@@ -39,17 +44,18 @@ pub async fn label(State(state): State<AppState>, request: Request) -> Response 
         token: Some(grant.log_tag()),
         ..LogInfo::default()
     };
-    let mut response = match produce(&state, engine, &auth, &grant, started, request).await {
-        Ok(pdf) => {
-            info.sheets = Some(pdf.sheets);
-            info.bytes = Some(pdf.bytes.len());
-            pdf.into_response()
-        }
-        Err(e) => {
-            auth.refund(&grant);
-            e.into_response()
-        }
-    };
+    let mut response =
+        match produce(&state, engine, renderer, &auth, &grant, started, request).await {
+            Ok(pdf) => {
+                info.sheets = Some(pdf.sheets);
+                info.bytes = Some(pdf.bytes.len());
+                pdf.into_response()
+            }
+            Err(e) => {
+                auth.refund(&grant);
+                e.into_response()
+            }
+        };
     response.extensions_mut().insert(info);
     response
 }
@@ -94,6 +100,7 @@ fn is_json(content_type: &str) -> bool {
 async fn produce(
     state: &AppState,
     engine: Arc<Engine>,
+    renderer: Renderer,
     auth: &Arc<Auth>,
     grant: &Grant,
     started: Instant,
@@ -134,28 +141,22 @@ async fn produce(
     // answers 400/422 rather than 503 (DECISIONS 2).
     let job = {
         let body = body.clone();
-        let engine = engine.clone();
         let auth = auth.clone();
         let grant = grant.clone();
+        let deadline = (started + state.pool.deadline()).into_std();
+        let retry_after_s = state.pool.retry_after_s();
         move |reply: Reply<Result<(Rendered, Duration), ApiError>>| {
-            let rendered = engine
-                .validate(&body)
-                .map_err(RenderError::from)
-                .and_then(|doc| {
-                    let render_started = std::time::Instant::now();
-                    let rendered = engine.render(&doc)?;
-                    Ok((rendered, render_started.elapsed()))
-                });
+            let rendered = renderer.render(&body, deadline);
             // After the deadline nobody gets this PDF: it is not charged.
-            if !reply.claim() {
-                return;
+            if reply.claim() {
+                match rendered {
+                    Ok(done) => auth.charge_then(&grant, move |charged| {
+                        reply.send(charged.map(|()| done));
+                    }),
+                    Err(e) => reply.send(Err(failure(e, retry_after_s))),
+                }
             }
-            match rendered {
-                Ok(done) => auth.charge_then(&grant, move |charged| {
-                    reply.send(charged.map(|()| done));
-                }),
-                Err(e) => reply.send(Err(e.into())),
-            }
+            renderer.prepare();
         }
     };
     let pool = &state.pool;
@@ -186,6 +187,18 @@ async fn produce(
         sheets: rendered.sheets,
         file_name: rendered.file_name,
     })
+}
+
+/// The answer to a render that gave no PDF.
+fn failure(e: RenderFailure, retry_after_s: u64) -> ApiError {
+    match e {
+        RenderFailure::Render(e) => e.into(),
+        RenderFailure::Worker(WorkerError::Deadline) => {
+            PoolError::Deadline { started: true }.into_api(retry_after_s)
+        }
+        RenderFailure::Worker(e @ WorkerError::Died(_)) => ApiError::Render(e.to_string()),
+        RenderFailure::Worker(e @ WorkerError::Start(_)) => ApiError::Internal(e.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use super::pool::RenderPool;
 use crate::auth::Auth;
 use crate::config::RuntimeConfig;
 use crate::engine::Engine;
+use crate::worker::Renderer;
 
 /// Where the render route's verifier lives (shown by `/readyz`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,8 @@ pub struct AppState {
     pub config: Arc<RuntimeConfig>,
     /// `None` when the render service is not served.
     pub engine: Option<Arc<Engine>>,
+    /// Where renders run; set with `engine`.
+    pub renderer: Option<Renderer>,
     pub auth: Option<Arc<Auth>>,
     pub pool: Arc<RenderPool>,
     pub metrics: Arc<Metrics>,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::typst::{mm, num};
 use super::Ctx;
 use crate::barcode::{maxi, Options, Symbol, Symbology};
-use crate::config::StyleDefaults;
+use crate::config::{RuntimeConfig, StyleDefaults};
 use crate::model::{BarcodeElement, Settings};
 use crate::style::{merge_text, resolve_text, ResolvedText, Rgb};
 use crate::validate::{Run, PT_MM};
@@ -21,10 +21,10 @@ const HRT_FONT_SIZE: f64 = 8.0;
 pub fn check(
     b: &BarcodeElement,
     settings: &Settings,
-    sys: &StyleDefaults,
+    config: &RuntimeConfig,
 ) -> Result<(), (Option<String>, String)> {
     let symbol = encode(b)?;
-    let hrt_height = hrt_style(settings, sys, b)
+    let hrt_height = hrt_style(settings, &config.defaults, b)
         .as_ref()
         .map_or(0.0, hrt_line_height);
     let field = if b.options.as_ref().is_some_and(|o| o.bar_width.is_some()) {
@@ -32,7 +32,9 @@ pub fn check(
     } else {
         "width"
     };
-    layout(b, &symbol, settings.print_dpi, hrt_height).map_err(|e| (Some(field.into()), e))?;
+    let min_module = config.limits.barcode_module_min_mm;
+    layout(b, &symbol, settings.print_dpi, hrt_height, min_module)
+        .map_err(|e| (Some(field.into()), e))?;
     Ok(())
 }
 
@@ -108,12 +110,15 @@ struct Layout {
 }
 
 /// Fits a symbol into the box: quiet zones on the sides, module size from
-/// `bar_width` or the box, centred. An error when the symbol does not fit.
+/// `bar_width` or the box, centred. An error when the symbol does not fit,
+/// or when its modules, requested or fitted, would be thinner than
+/// `min_module` mm (`limits.barcode_module_min_mm`).
 fn layout(
     b: &BarcodeElement,
     symbol: &Symbol,
     dpi: Option<f64>,
     hrt_height: f64,
+    min_module: f64,
 ) -> Result<Layout, String> {
     let opts = b.options.clone().unwrap_or_default();
     let quiet = opts.quiet_zone.unwrap_or(0.0);
@@ -138,6 +143,18 @@ fn layout(
         return Err(format!(
             "the symbol needs {sw:.2} x {sh:.2} mm ({mw} x {mh} modules of {module:.3} mm) but the box has {inner_w:.2} x {inner_h:.2} mm inside its quiet zones"
         ));
+    }
+    // Checked before print-dpi snapping, which could round a module up.
+    let unsnapped = opts.bar_width.unwrap_or(fits);
+    if unsnapped < min_module {
+        return Err(match opts.bar_width {
+            Some(_) => format!(
+                "a module of {unsnapped} mm is below the {min_module} mm minimum (limits.barcode_module_min_mm)"
+            ),
+            None => format!(
+                "the box fits modules of only {unsnapped:.4} mm ({mw} x {mh} modules), below the {min_module} mm minimum (limits.barcode_module_min_mm)"
+            ),
+        });
     }
     if mh == 0.0 && h - hrt_height <= 0.0 {
         return Err("the human-readable text leaves no height for the bars".into());
@@ -175,7 +192,14 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
     let bg = opts.background_color.as_deref().and_then(Rgb::parse);
     let hrt = hrt_style(&ctx.doc.settings, &ctx.config.defaults, b);
     let hrt_height = hrt.as_ref().map_or(0.0, hrt_line_height);
-    let at = layout(b, &symbol, ctx.doc.settings.print_dpi, hrt_height)?;
+    let min_module = ctx.config.limits.barcode_module_min_mm;
+    let at = layout(
+        b,
+        &symbol,
+        ctx.doc.settings.print_dpi,
+        hrt_height,
+        min_module,
+    )?;
     let m = at.module;
     let (w, h) = (b.width, b.height);
     let mut svg = format!(

@@ -3,8 +3,9 @@
 
 mod info;
 pub mod output;
+mod syntax;
 
-pub use self::info::set_producer;
+pub use self::info::{set_producer, ProducerError};
 
 use typst_pdf::PdfStandard;
 

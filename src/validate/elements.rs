@@ -242,6 +242,9 @@ impl Validator<'_> {
         let defaults = self.settings.defaults.as_ref().and_then(|d| d.text.clone());
         let merged = merge_text(&[defaults.as_ref(), t.style.as_ref()]);
         self.text_combination_rules(&format!("{path}.style"), &merged);
+        if merged.width.is_none() {
+            self.unwrapped_line_rules(&format!("{path}.content"), &t.content, &merged);
+        }
         if t.x_anchor.is_some() && merged.width.is_none() {
             self.push(
                 format!("{path}.style.width"),
@@ -259,6 +262,67 @@ impl Validator<'_> {
             &format!("{path}.style.link"),
             t.style.as_ref().and_then(|s| s.link.as_ref()),
         );
+    }
+
+    /// Text without `style.width` never wraps, and Typst's time for one
+    /// line grows with the square of its length (a 40,000-character line
+    /// takes about a second; 5,000,000 would take hours). So every such line
+    /// is bounded before anything is compiled: at most
+    /// `limits.text_line_chars` characters, and no wider than the widest
+    /// sheet there can be (`limits.page_side_mm`), past which nothing of it
+    /// could be printed anyway.
+    fn unwrapped_line_rules(&mut self, path: &str, content: &str, style: &TextStyle) {
+        // Broken tags are reported by the content rule.
+        let Ok(runs) = super::parse_rich_text(content) else {
+            return;
+        };
+        let text = resolve_text(style, &self.env.config.defaults);
+        let (mut chars, mut width) = (0usize, 0.0f64);
+        let (mut most_chars, mut widest) = (0usize, 0.0f64);
+        for run in runs.iter().chain([&super::Run::LineBreak]) {
+            match run {
+                super::Run::Text {
+                    text: t,
+                    bold,
+                    large,
+                } => {
+                    chars += t.chars().count();
+                    let weight = if *bold {
+                        text.weight.max(700)
+                    } else {
+                        text.weight
+                    };
+                    let size = if *large { text.size * 1.5 } else { text.size };
+                    let face = self.env.fonts.face(&text.family, weight);
+                    width += face.width(t) * size * super::geometry::PT_MM;
+                }
+                super::Run::LineBreak => {
+                    most_chars = most_chars.max(chars);
+                    widest = widest.max(width);
+                    (chars, width) = (0, 0.0);
+                }
+            }
+        }
+        let limits = &self.env.config.limits;
+        if most_chars > limits.text_line_chars {
+            self.push(
+                path,
+                format!(
+                    "a line of {most_chars} characters without `style.width`; at most {} \
+                     are allowed on one line: give the text a width to wrap it",
+                    limits.text_line_chars
+                ),
+            );
+        } else if widest > limits.page_side_mm {
+            self.push(
+                path,
+                format!(
+                    "a line {widest:.0} mm wide without `style.width`, wider than any sheet \
+                     ({} mm): give the text a width to wrap it",
+                    limits.page_side_mm
+                ),
+            );
+        }
     }
 
     /// Value checks of one TextStyle layer.
@@ -371,7 +435,7 @@ impl Validator<'_> {
         if let Some(style) = b.hrt.as_ref().and_then(|h| h.style.as_ref()) {
             self.text_style_values(&format!("{path}.hrt.style"), style);
         }
-        if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config.defaults) {
+        if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config) {
             self.push(
                 e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")),
                 e.1,

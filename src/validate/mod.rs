@@ -29,7 +29,7 @@ use crate::pdf::Profile;
 pub const MAX_VIOLATIONS: usize = 100;
 
 /// One broken rule, with the JSON path of the offending value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Violation {
     pub path: String,
     pub message: String,
@@ -85,7 +85,8 @@ pub struct Environment<'a> {
 
 /// Parses and validates a request body.
 pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| RequestError::Json {
+    // Duplicate keys are API-001 like a syntax error (crate::json_strict).
+    let value: Value = crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
         line: e.line(),
         column: e.column(),
         reason: e.to_string(),
@@ -317,6 +318,29 @@ impl<'a> Validator<'a> {
             if let Some(name) = &meta.producer {
                 if name.trim().is_empty() {
                     self.push("settings.metadata.producer", "must not be empty");
+                }
+            }
+            let fields = [
+                ("title", &meta.title),
+                ("author", &meta.author),
+                ("subject", &meta.subject),
+                ("creator", &meta.creator),
+                ("producer", &meta.producer),
+            ];
+            for (field, value) in fields {
+                // The XMP copy of the metadata is XML 1.0, which has no way to
+                // write these; PDF/A requires it to match the Info dictionary.
+                if let Some(c) = value.iter().flat_map(|v| v.chars()).find(|&c| {
+                    (c < ' ' && !matches!(c, '\t' | '\n' | '\r'))
+                        || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+                }) {
+                    self.push(
+                        format!("settings.metadata.{field}"),
+                        format!(
+                            "the character U+{:04X} cannot be written to PDF metadata",
+                            c as u32
+                        ),
+                    );
                 }
             }
         }

@@ -30,6 +30,9 @@ pub enum AdminError {
     Invalid(String),
     #[error("no token with id {0:?}")]
     NotFound(String),
+    /// Too many failed authentications from the client's address.
+    #[error("too many failed authentications from this address; retry after {0} s")]
+    RateLimited(u64),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -44,6 +47,7 @@ impl AdminError {
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             AdminError::Store(_) | AdminError::NotDurable(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -59,7 +63,14 @@ impl IntoResponse for AdminError {
             self.to_string()
         };
         let error = status.canonical_reason().unwrap_or("Error").to_string();
-        super::http::error_response(status, error, message)
+        let mut response = super::http::error_response(status, error, message);
+        if let AdminError::RateLimited(seconds) = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(seconds),
+            );
+        }
+        response
     }
 }
 

@@ -1,28 +1,76 @@
 //! The HTTP face of the verification service: `POST /v1/verify`, the
 //! dashboard at `/admin` and the JSON API under `/admin/api`.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Query, Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{ConnectInfo, FromRef, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde::de::DeserializeOwned;
 
 use super::admin::{AdminError, Expiry, NewToken, TopUp};
-use super::protocol::{Rejection, RejectionBody, Verdict, VerifyCall};
+use super::protocol::{RateLimit, Rejection, RejectionBody, Verdict, VerifyCall};
 use super::service::VerifyService;
+use crate::auth::limits::FailedAuth;
 
 type Service = State<Arc<VerifyService>>;
 
-/// `/v1/verify`, `/admin` and `/admin/api/...`, ready to merge into the
-/// server's router.
+/// What the verifier's routes share: the service, and the limiter failed
+/// authentications draw from (per client address).
+#[derive(Clone)]
+struct Shared {
+    service: Arc<VerifyService>,
+    failed_auth: Arc<FailedAuth>,
+}
+
+impl FromRef<Shared> for Arc<VerifyService> {
+    fn from_ref(shared: &Shared) -> Self {
+        shared.service.clone()
+    }
+}
+
+/// The client address of a request, when the server recorded one (it
+/// does; a router served without connect info has none, and such requests
+/// are not limited).
+type Peer = Option<Extension<ConnectInfo<SocketAddr>>>;
+
+/// A failed authentication from `peer`: `Err(seconds)` once over the limit.
+fn failed_auth(shared: &Shared, peer: &Peer) -> Result<(), u64> {
+    match peer {
+        Some(Extension(ConnectInfo(addr))) => shared.failed_auth.check_and_sweep(addr.ip()),
+        None => Ok(()),
+    }
+}
+
+/// [`router_with`] with the default failed-authentication limit.
 pub fn router(service: Arc<VerifyService>) -> Router {
+    let limits = crate::config::Limits::default();
+    router_with(
+        service,
+        RateLimit {
+            per_second: limits.failed_auth_per_second,
+            burst: limits.failed_auth_burst,
+        },
+    )
+}
+
+/// `/v1/verify`, `/admin` and `/admin/api/...`, ready to merge into the
+/// server's router. Failed authentications (401, 403 Invalid Token, a
+/// wrong admin token) draw from a limiter per client address with
+/// `failed_auth`; past it the answer is 429 with `Retry-After`.
+pub fn router_with(service: Arc<VerifyService>, failed_auth: RateLimit) -> Router {
+    let shared = Shared {
+        service,
+        failed_auth: Arc::new(FailedAuth::new(failed_auth)),
+    };
     let api = Router::new()
         .route("/tokens", get(list_tokens).post(create_token))
         .route("/tokens/{id}", get(show_token))
@@ -31,12 +79,12 @@ pub fn router(service: Arc<VerifyService>) -> Router {
         .route("/tokens/{id}/revoke", post(revoke))
         .route("/accounts/{account}/ban", post(ban))
         .route("/accounts/{account}/unban", post(unban))
-        .route_layer(middleware::from_fn_with_state(service.clone(), admin_only));
+        .route_layer(middleware::from_fn_with_state(shared.clone(), admin_only));
     Router::new()
         .route("/v1/verify", post(verify))
         .route("/admin", get(dashboard))
         .nest("/admin/api", api)
-        .with_state(service)
+        .with_state(shared)
 }
 
 /// Errors of `/v1/verify`: the spec's `{error, message}` body.
@@ -46,6 +94,9 @@ enum VerifyHttpError {
     Rejected(Rejection, Option<String>),
     #[error("the verifier could not record the answer; retry")]
     Internal,
+    /// Too many failed authentications from the client's address.
+    #[error("too many failed authentications from this address; retry after {0} s")]
+    RateLimited(u64),
 }
 
 fn default_message(rejection: Rejection) -> &'static str {
@@ -69,8 +120,15 @@ impl IntoResponse for VerifyHttpError {
             VerifyHttpError::Internal => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
             }
+            VerifyHttpError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests"),
         };
-        error_response(status, error.to_string(), self.to_string())
+        let mut response = error_response(status, error.to_string(), self.to_string());
+        if let VerifyHttpError::RateLimited(seconds) = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
@@ -96,13 +154,14 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// The count of a `/v1/verify` body, or why the body is not acceptable.
+/// The count of a `/v1/verify` body, or why the body is not acceptable
+/// (a duplicate key included: which `count` would count?).
 fn parse_count(body: &[u8]) -> Result<u64, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(1);
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let value =
+        crate::json_strict::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
     let Some(object) = value.as_object() else {
         return Err("the body must be a JSON object like {\"count\": 1}".into());
     };
@@ -115,6 +174,30 @@ fn parse_count(body: &[u8]) -> Result<u64, String> {
     }
 }
 
+/// Query parameters by name, each name at most once: with two values,
+/// which one counts would be anyone's guess (a proxy may read the first,
+/// a framework the last), so a repeated name is a 400.
+fn unique_query(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<HashMap<String, String>, String> {
+    let Query(pairs) = query.map_err(|e| e.body_text())?;
+    let mut by_name = HashMap::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        match by_name.entry(name) {
+            Entry::Occupied(taken) => {
+                return Err(format!(
+                    "the query parameter {:?} is given more than once",
+                    taken.key()
+                ))
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(value);
+            }
+        }
+    }
+    Ok(by_name)
+}
+
 fn parse_dry_run(query: &HashMap<String, String>) -> Result<bool, String> {
     match query.get("dry_run").map(String::as_str) {
         None | Some("false" | "0") => Ok(false),
@@ -123,17 +206,36 @@ fn parse_dry_run(query: &HashMap<String, String>) -> Result<bool, String> {
     }
 }
 
+/// `POST /v1/verify`. A missing or invalid token (401, 403 Invalid Token)
+/// draws from the client address's failed-authentication limit; past it
+/// the answer is 429 instead. Other answers never draw from it.
 async fn verify(
-    State(service): Service,
-    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+    State(shared): State<Shared>,
+    peer: Peer,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, VerifyHttpError> {
-    let Some(token) = bearer(&headers) else {
+    let result = check(&shared.service, query, &headers, &body).await;
+    if let Err(VerifyHttpError::Rejected(Rejection::MissingToken | Rejection::InvalidToken, _)) =
+        &result
+    {
+        failed_auth(&shared, &peer).map_err(VerifyHttpError::RateLimited)?;
+    }
+    result
+}
+
+async fn check(
+    service: &VerifyService,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, VerifyHttpError> {
+    let Some(token) = bearer(headers) else {
         return Err(VerifyHttpError::Rejected(Rejection::MissingToken, None));
     };
     let bad = |m: String| VerifyHttpError::Rejected(Rejection::BadRequest, Some(m));
-    let Query(query) = query.map_err(|e| bad(e.body_text()))?;
+    let query = unique_query(query).map_err(bad)?;
     let dry_run = parse_dry_run(&query).map_err(bad)?;
     let idempotency_key = match headers.get("idempotency-key") {
         Some(v) => Some(
@@ -144,7 +246,7 @@ async fn verify(
         None => None,
     };
     // A bad body is judged after the token (rules, step 7): count 0 carries it.
-    let (count, body_error) = match parse_count(&body) {
+    let (count, body_error) = match parse_count(body) {
         Ok(n) => (n, None),
         Err(m) => (0, Some(m)),
     };
@@ -172,26 +274,35 @@ async fn verify(
     }
 }
 
-/// Guards `/admin/api`: `Authorization: Bearer <admin token>`.
+/// Guards `/admin/api`: `Authorization: Bearer <admin token>`. A missing
+/// or wrong one draws from the client address's failed-authentication
+/// limit (429 past it). Then, as for `/v1/verify`, a query parameter given
+/// twice is a 400.
 async fn admin_only(
-    State(service): Service,
+    State(shared): State<Shared>,
+    peer: Peer,
     request: Request,
     next: Next,
 ) -> Result<Response, AdminError> {
-    let token = bearer(request.headers()).ok_or(AdminError::MissingAdminToken)?;
-    if !service.is_admin(token) {
-        return Err(AdminError::WrongAdminToken);
+    let authenticated = match bearer(request.headers()) {
+        None => Err(AdminError::MissingAdminToken),
+        Some(token) if !shared.service.is_admin(token) => Err(AdminError::WrongAdminToken),
+        Some(_) => Ok(()),
+    };
+    if let Err(refused) = authenticated {
+        failed_auth(&shared, &peer).map_err(AdminError::RateLimited)?;
+        return Err(refused);
     }
+    unique_query(Query::try_from_uri(request.uri())).map_err(AdminError::BadRequest)?;
     Ok(next.run(request).await)
 }
 
-/// JSON body parsing with the admin API's errors: 400 for what is not JSON,
-/// 422 for JSON of the wrong shape.
+/// JSON body parsing with the admin API's errors: 400 for what is not JSON
+/// (a duplicate key included), 422 for JSON of the wrong shape.
 fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AdminError> {
-    serde_json::from_slice(body).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => AdminError::Invalid(e.to_string()),
-        _ => AdminError::BadRequest(format!("the body is not JSON: {e}")),
-    })
+    let value = crate::json_strict::from_slice(body)
+        .map_err(|e| AdminError::BadRequest(format!("the body is not JSON: {e}")))?;
+    serde_json::from_value(value).map_err(|e| AdminError::Invalid(e.to_string()))
 }
 
 /// A path parameter, or a JSON 400 (bad percent-encoding, not UTF-8).

@@ -28,6 +28,6 @@ pub mod secret;
 pub mod service;
 pub mod store;
 
-pub use http::router;
+pub use http::{router, router_with};
 pub use protocol::{Granted, RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 pub use service::{VerifyError, VerifyOptions, VerifyService};

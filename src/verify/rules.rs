@@ -7,9 +7,10 @@
 //! 2. Token not of the form `lp_` + 32 base62: 403 Invalid Token (no lookup).
 //!    (Over HTTP, a `dry_run` that is not true/false or an `Idempotency-Key`
 //!    that is not 1 to 255 visible ASCII characters is 400 before this step.)
-//! 3. An `Idempotency-Key` already answered for this token within 24 h: that
+//! 3. Unknown or revoked: 403 Invalid Token. Before any replay: a revoked
+//!    token's stored answers are never given again.
+//! 4. An `Idempotency-Key` already answered for this token within 24 h: that
 //!    first answer again (400 if the count differs).
-//! 4. Unknown or revoked: 403 Invalid Token.
 //! 5. Account banned: 403 Banned.
 //! 6. Past `expires_at`: 403 Token Expired.
 //! 7. Body not `{"count": integer >= 1}` (empty body = 1): 400 Bad Request.
@@ -24,18 +25,23 @@ use super::record::TokenRecord;
 /// How long an idempotency key's first answer is kept.
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 60 * 60 * 1000;
 
-/// Steps 4 to 8 of the order above; a `count` of 0 stands for a body that
-/// was not `{"count": integer >= 1}`.
+/// Step 3 of the order above: the record of a known, unrevoked token.
+pub fn known(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
+    match record {
+        Some(r) if !r.revoked => Ok(r),
+        _ => Err(Rejection::InvalidToken),
+    }
+}
+
+/// Steps 3 and 5 to 8 of the order above; a `count` of 0 stands for a body
+/// that was not `{"count": integer >= 1}`.
 pub fn check(
     record: Option<&TokenRecord>,
     banned: bool,
     count: u64,
     now: i64,
 ) -> Result<&TokenRecord, Rejection> {
-    let record = match record {
-        Some(r) if !r.revoked => r,
-        _ => return Err(Rejection::InvalidToken),
-    };
+    let record = known(record)?;
     if banned {
         return Err(Rejection::Banned);
     }

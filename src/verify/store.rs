@@ -84,7 +84,8 @@ pub enum UpdateError {
 /// Where tokens, accounts and idempotency answers live. Implementations
 /// make each method atomic; durability comes from [`TokenStore::flush`].
 pub trait TokenStore: Send + Sync + 'static {
-    /// Steps 3 to 8 of [`super::rules`] and the deduction, atomically.
+    /// Steps 3 to 8 of [`super::rules`] (revocation before a replay) and
+    /// the deduction, atomically.
     fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError>;
     /// Adds a token; `false` if its hash or id is taken (nothing written).
     fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError>;
@@ -266,6 +267,14 @@ impl SledStore {
         let _turn = self.key_locks[stripe]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        // An unknown or revoked token is refused before any replay
+        // (rules, step 3). A revocation racing this call may land just
+        // after it, as if it had come a moment later.
+        let loaded = self.load(call.hash)?;
+        let record = match rules::known(loaded.record.as_ref()) {
+            Ok(record) => record,
+            Err(rejection) => return Ok(Outcome::Rejected(rejection)),
+        };
         let idem_key = idempotency_key(call.hash, key);
         if let Some(v) = self.idempotency.get(&idem_key)? {
             let first: IdempotencyRecord = decode(&v)?;
@@ -276,16 +285,18 @@ impl SledStore {
         // The record's pending key: the last keyed call on this token. If its
         // answer never reached `idempotency` (the process died in between),
         // put it there now, before this call replaces it.
-        if let Some(record) = self.load(call.hash)?.record {
-            if let Some(pending) = record.pending_key.filter(|p| fresh(&p.first, call.now)) {
-                if pending.key == key {
-                    self.idempotency.insert(&idem_key, encode(&pending.first))?;
-                    return Ok(replay(pending.first, call.count));
-                }
-                let earlier = idempotency_key(call.hash, &pending.key);
-                if self.idempotency.get(&earlier)?.is_none() {
-                    self.idempotency.insert(earlier, encode(&pending.first))?;
-                }
+        if let Some(pending) = record
+            .pending_key
+            .as_ref()
+            .filter(|p| fresh(&p.first, call.now))
+        {
+            if pending.key == key {
+                self.idempotency.insert(&idem_key, encode(&pending.first))?;
+                return Ok(replay(pending.first.clone(), call.count));
+            }
+            let earlier = idempotency_key(call.hash, &pending.key);
+            if self.idempotency.get(&earlier)?.is_none() {
+                self.idempotency.insert(earlier, encode(&pending.first))?;
             }
         }
         let outcome = self.deduct(call, Some(key))?;
@@ -459,6 +470,46 @@ mod tests {
         let left = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
         assert_eq!(left.balance, 0);
         assert_eq!(left.usage.len(), crate::verify::record::RECENT_USAGE);
+    }
+}
+
+#[cfg(test)]
+mod revocation_tests {
+    use super::*;
+
+    /// Revocation comes before a replay (rules, step 3): a key answered
+    /// before the revocation is refused after it, and so is its pending
+    /// copy in the record.
+    #[test]
+    fn a_revoked_token_gets_no_replay_of_an_earlier_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let record = TokenRecord::sample(10);
+        assert!(store.insert(&hash, &record).unwrap());
+        let call = Deduction {
+            hash: &hash,
+            count: 2,
+            dry_run: false,
+            idempotency_key: Some("k"),
+            now: 5,
+        };
+        let Outcome::Granted { granted, .. } = store.verify(&call).unwrap() else {
+            panic!("not granted")
+        };
+        assert_eq!(store.verify(&call).unwrap(), Outcome::Replayed(granted));
+        store
+            .update(&record.id, &|r| {
+                r.revoked = true;
+                Ok(())
+            })
+            .unwrap();
+        let refused = Outcome::Rejected(Rejection::InvalidToken);
+        assert_eq!(store.verify(&call).unwrap(), refused);
+        // The same with only the record's pending copy of the answer.
+        store.idempotency.clear().unwrap();
+        assert_eq!(store.verify(&call).unwrap(), refused);
+        assert_eq!(store.get(&record.id).unwrap().unwrap().balance, 8);
     }
 }
 

@@ -17,6 +17,10 @@ pub struct Decoded {
     pub hri: Option<String>,
     pub symbology_identifier: String,
     pub bytes_hex: String,
+    /// The error-correction level the symbol declares, as zxing-cpp reports
+    /// it (PDF417: the level's number).
+    #[serde(default)]
+    pub ec_level: Option<String>,
 }
 
 pub fn svg(symbology: &str, content: &str, opts: &[(&str, &str)]) -> String {

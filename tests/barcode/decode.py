@@ -3,7 +3,7 @@
 
 Usage: decode.py [--zoom Z] FILE.svg...
 Prints one JSON object: {path: [{format, text, hri, symbology_identifier,
-bytes_hex}, ...]}. `text` is zxing-cpp's Plain text mode (GS1 separators stay
+bytes_hex, ec_level}, ...]}. `text` is zxing-cpp's Plain text mode (GS1 separators stay
 as ASCII 29), `hri` its human-readable form ("(01)...").
 The test suite needs this to run: an import failure exits with status 3 and
 a message, never an empty success.
@@ -47,6 +47,7 @@ def decode(path, zoom):
                 "hri": hri[i].text if i < len(hri) else None,
                 "symbology_identifier": b.symbology_identifier,
                 "bytes_hex": bytes(b.bytes).hex(),
+                "ec_level": b.ec_level,
             }
         )
     return out

@@ -26,7 +26,9 @@ fn heavy() -> Value {
 async fn a_crash_mid_burst_loses_no_usage_and_charges_none_twice() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = server::start(dir.path(), &[]);
-    let initial = 10_000;
+    // A balance and a rate limit no 2.5 s burst can reach (this small label
+    // renders at several thousand a second on a quiet machine).
+    let initial = 1_000_000;
     // A rate limit no burst can reach: the server renders this small label
     // faster than 1,000 a second.
     let (id, token) = server::new_token(&s.base, initial, Some((1_000_000, 1_000_000))).await;

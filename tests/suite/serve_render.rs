@@ -619,35 +619,58 @@ fn thread_priorities(pid: u32) -> Vec<(String, i32)> {
 }
 
 #[test]
-fn render_threads_run_below_the_async_side_by_the_configured_nice_increment() {
+fn renders_run_below_the_async_side_by_the_configured_nice_increment() {
     // SAFETY: getpriority only reads its arguments; the server inherits this value.
     let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[limits]\nrender_thread_nice = 4\n").unwrap();
-    for (args, increment) in [
-        (vec![], 19),
-        (vec!["--config", config.to_str().unwrap()], 4),
+    let four = dir.path().join("four.toml");
+    std::fs::write(&four, "[limits]\nrender_thread_nice = 4\n").unwrap();
+    let threads = dir.path().join("threads.toml");
+    std::fs::write(
+        &threads,
+        "[limits]\nrender_thread_nice = 4\nrender_isolation = \"thread\"\n",
+    )
+    .unwrap();
+    // (flags, nice increment, whether renders run in worker processes)
+    for (args, increment, workers) in [
+        (vec![], 19, true),
+        (vec!["--config", four.to_str().unwrap()], 4, true),
+        (vec!["--config", threads.to_str().unwrap()], 4, false),
     ] {
         let data = tempfile::tempdir().unwrap();
         let mut server = server::start(data.path(), &args);
-        let threads = thread_priorities(server.child.id());
-        let nice_of = |prefix: &str| -> Vec<i32> {
+        let own = thread_priorities(server.child.id());
+        let nice_of = |threads: &[(String, i32)], prefix: &str| -> Vec<i32> {
             threads
                 .iter()
                 .filter(|(name, _)| name.starts_with(prefix))
                 .map(|(_, nice)| *nice)
                 .collect()
         };
-        let renders = nice_of("render-");
-        assert!(!renders.is_empty(), "{threads:?}");
-        assert!(
-            renders.iter().all(|&n| n == (base + increment).min(19)),
-            "{threads:?}"
-        );
-        let asynchronous = nice_of("tokio-rt-worker");
-        assert!(!asynchronous.is_empty(), "{threads:?}");
-        assert!(asynchronous.iter().all(|&n| n == base), "{threads:?}");
+        let lowered = (base + increment).min(19);
+        let render_threads = nice_of(&own, "render-");
+        assert!(!render_threads.is_empty(), "{own:?}");
+        let asynchronous = nice_of(&own, "tokio-rt-worker");
+        assert!(!asynchronous.is_empty(), "{own:?}");
+        assert!(asynchronous.iter().all(|&n| n == base), "{own:?}");
+        if workers {
+            // The render threads only hand work to their worker processes:
+            // they keep the server's priority, and every thread of every
+            // worker runs the increment below it.
+            assert!(render_threads.iter().all(|&n| n == base), "{own:?}");
+            let pids = crate::isolation::worker_pids(&server);
+            assert_eq!(
+                pids.len(),
+                render_threads.len(),
+                "one worker per render thread"
+            );
+            for pid in pids {
+                let theirs = thread_priorities(pid);
+                assert!(theirs.iter().all(|&(_, n)| n == lowered), "{theirs:?}");
+            }
+        } else {
+            assert!(render_threads.iter().all(|&n| n == lowered), "{own:?}");
+        }
         server.stop();
     }
 }

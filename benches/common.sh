@@ -1,0 +1,28 @@
+# Shell helpers shared by the HTTP benchmarks (sourced, not run).
+
+# Waits until BASE/healthz answers (30 s at most).
+wait_healthy() {
+    python3 - "$1" <<'PY'
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        urllib.request.urlopen(sys.argv[1] + "/healthz", timeout=1); sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit("server did not start")
+PY
+}
+
+# Prints a new token with an unreachable balance and rate limit, made through
+# BASE's admin API with the admin token in the file ADMIN_TOKEN_FILE.
+bench_token() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys, urllib.request
+base, admin = sys.argv[1], open(sys.argv[2]).read().strip()
+body = json.dumps({"account": "bench", "balance": 10**12, "expires_at": None,
+                   "rate_limit": {"per_second": 1000000, "burst": 1000000}}).encode()
+req = urllib.request.Request(base + "/admin/api/tokens", data=body, method="POST",
+    headers={"Authorization": "Bearer " + admin, "Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(req))["token"])
+PY
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# What render isolation costs: the LABEL document over HTTP (real token,
+# in-process verifier, concurrency 8) with `render_isolation = "thread"`
+# (renders on the render threads) and `"process"` (renders in worker
+# processes, the default), in alternating rounds on one binary so that both
+# sides are measured in the same minutes. Prints each round's renders/s and
+# the process/thread ratio of the medians.
+#
+# Usage: benches/isolation.sh  (ISO_ROUNDS, ISO_SECONDS, ISO_CONCURRENCY override)
+# Needs wrk (Debian package `wrk`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. benches/common.sh
+
+ROUNDS=${ISO_ROUNDS:-4}
+SECONDS_RUN=${ISO_SECONDS:-10}
+CONCURRENCY=${ISO_CONCURRENCY:-8}
+BODY=benches/data/label.json
+TARGET=${CARGO_TARGET_DIR:-target}
+command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
+
+cargo build --profile dev --bin labelpress 2>&1 | tail -1
+LABELPRESS=$TARGET/debug/labelpress
+
+WORK=$(mktemp -d)
+PID=
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cat > "$WORK/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+local f = io.open(os.getenv("BODY"), "rb"); wrk.body = f:read("*a"); f:close()
+LUA
+
+# One round: a fresh server in MODE, a token, 3 s warm-up, then the measured run.
+round() {
+    local mode=$1 data port base token rate
+    data=$(mktemp -d -p "$WORK")
+    printf '[limits]\nrender_isolation = "%s"\n' "$mode" > "$data/limits.toml"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    base=http://127.0.0.1:$port
+    RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$port" --data-dir "$data/d" \
+        --no-system-fonts --config "$data/limits.toml" &
+    PID=$!
+    wait_healthy "$base"
+    token=$(bench_token "$base" "$data/d/admin-token")
+    TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d3s -s "$WORK/post.lua" "$base/api/v1/label" >/dev/null
+    rate=$(TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d"${SECONDS_RUN}s" -s "$WORK/post.lua" \
+        "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')
+    local rss
+    rss=$(ps -o rss= --ppid "$PID" -p "$PID" | awk '{s+=$1} END {print int(s/1024)}')
+    kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+    echo "$mode $rate $rss"
+}
+
+echo "cores: $(nproc); concurrency: $CONCURRENCY; ${SECONDS_RUN}s per round; $ROUNDS rounds each, alternating"
+: > "$WORK/results"
+for i in $(seq 1 "$ROUNDS"); do
+    if [ $((i % 2)) -eq 1 ]; then order="thread process"; else order="process thread"; fi
+    for mode in $order; do
+        line=$(round "$mode")
+        set -- $line
+        echo "round $i: $1 $2 renders/s, $3 MiB RSS (server and workers)"
+        echo "$line" >> "$WORK/results"
+    done
+done
+python3 - "$WORK/results" <<'PY'
+import statistics, sys
+rates = {}
+for line in open(sys.argv[1]):
+    mode, rate, rss = line.split()
+    rates.setdefault(mode, []).append(float(rate))
+t, p = statistics.median(rates["thread"]), statistics.median(rates["process"])
+print(f"median renders/s: thread {t:.0f}, process {p:.0f}; process/thread = {p / t:.3f}")
+PY

@@ -1,0 +1,110 @@
+//! The worker side: `labelpress render-worker` (started by the server, never
+//! by hand). It reads its [`Spec`] from the socket on fd 3, loads the engine,
+//! says [`READY`], then validates and renders one request body at a time.
+//!
+//! A worker is disposable: the server kills it at a request's deadline and
+//! replaces it when it dies. A panic is answered as a failed render and then
+//! ends the process, so that no half-updated cache of a panicked compile
+//! serves the next request.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::os::fd::FromRawFd;
+use std::os::unix::net::UnixStream;
+use std::panic::AssertUnwindSafe;
+
+use super::protocol::{self, Answer, Spec, READY};
+use crate::engine::fonts::FontOptions;
+use crate::engine::{threads, Engine, RenderError};
+use crate::validate::ResourceDir;
+
+/// The file descriptor the server hands the worker its end of the socket on.
+pub const SOCKET_FD: i32 = 3;
+
+/// Stack of the thread that renders: deep enough for every nesting the
+/// validated limits allow (Typst and usvg recurse per level).
+pub const RENDER_STACK_BYTES: usize = 256 << 20;
+
+/// Runs the worker until the server closes the socket. Returns the exit code.
+pub fn run() -> i32 {
+    // SAFETY: the server passes a connected socket as fd 3 and nothing else
+    // in this process owns that descriptor.
+    let socket = unsafe { UnixStream::from_raw_fd(SOCKET_FD) };
+    let worker = std::thread::Builder::new()
+        .name("render-worker".into())
+        .stack_size(RENDER_STACK_BYTES)
+        .spawn(move || serve(socket));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(Ok(()))) => 0,
+        Ok(Ok(Err(e))) => {
+            eprintln!("labelpress render-worker: {e}");
+            1
+        }
+        // The render thread panicked after answering.
+        Ok(Err(_)) => 3,
+        Err(e) => {
+            eprintln!("labelpress render-worker: {e}");
+            1
+        }
+    }
+}
+
+fn serve(socket: UnixStream) -> std::io::Result<()> {
+    threads::become_render_thread();
+    let mut input = BufReader::new(socket.try_clone()?);
+    let mut output = BufWriter::with_capacity(64 << 10, socket);
+    let spec: Spec = protocol::read_json(&mut input)?;
+    let engine = engine(spec).map_err(std::io::Error::other)?;
+    output.write_all(&[READY])?;
+    output.flush()?;
+    loop {
+        let body = match protocol::read_frame(&mut input) {
+            Ok(body) => body,
+            // The server closed the socket: it is shutting down.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(|| render(&engine, &body))) {
+            Ok(outcome) => {
+                protocol::write_json(&mut output, &Answer::of(&outcome))?;
+                if let Ok((rendered, _)) = &outcome {
+                    protocol::write_frame(&mut output, &rendered.pdf)?;
+                }
+                output.flush()?;
+            }
+            Err(panic) => {
+                let message = format!("the renderer panicked: {}", panic_message(panic.as_ref()));
+                protocol::write_json(&mut output, &Answer::Panicked(message))?;
+                output.flush()?;
+                std::process::exit(3);
+            }
+        }
+        threads::finish_local_work();
+    }
+}
+
+fn engine(spec: Spec) -> Result<Engine, String> {
+    let resources = match &spec.resources {
+        Some(dir) => Some(ResourceDir::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?),
+        None => None,
+    };
+    let fonts: FontOptions = spec.fonts;
+    Ok(Engine::new(spec.config, &fonts, resources))
+}
+
+fn render(
+    engine: &Engine,
+    body: &[u8],
+) -> Result<(crate::engine::Rendered, std::time::Duration), RenderError> {
+    let doc = engine.validate(body)?;
+    let started = std::time::Instant::now();
+    let rendered = engine.render(&doc)?;
+    Ok((rendered, started.elapsed()))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

@@ -1,0 +1,138 @@
+//! Render isolation: where a server's renders run.
+//!
+//! A Typst compile cannot be cancelled, and a request can still find a way
+//! to crash it (an upstream panic, a stack overflow, the allocator failing).
+//! So by default (`limits.render_isolation = "process"`) each render thread
+//! of the server drives one pre-started worker process and renders there:
+//! at the deadline the worker is killed and replaced, and a crash takes down
+//! only that worker and its one request. Workers run with a capped address
+//! space (`limits.render_worker_memory_mb`) and a deep render stack.
+//!
+//! With `"thread"` renders run on the render threads themselves: less
+//! overhead, no such protection (benchmarks and tests of the pool use it).
+
+pub mod child;
+mod process;
+pub mod protocol;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use self::process::{Worker, WorkerError};
+pub use self::protocol::Spec;
+use crate::engine::{Engine, RenderError, Rendered};
+
+/// How a render thread turns a request body into a PDF.
+#[derive(Clone)]
+pub enum Renderer {
+    /// On the calling thread, with the server's engine.
+    InProcess(Arc<Engine>),
+    /// In the calling render thread's own worker process.
+    Processes(Arc<Workers>),
+}
+
+/// Why no PDF came out.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderFailure {
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+}
+
+/// How the workers of one server are started.
+pub struct Workers {
+    binary: PathBuf,
+    spec: Spec,
+    memory_bytes: u64,
+    /// Workers started to replace one that died or was killed.
+    replaced: AtomicU64,
+}
+
+thread_local! {
+    /// This render thread's worker, once started.
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+}
+
+impl Workers {
+    /// Workers of `binary` (normally this executable) built from `spec`.
+    /// Starts one and stops it again, so that a setup that cannot start a
+    /// worker fails at once rather than at the first request.
+    pub fn new(binary: PathBuf, spec: Spec) -> Result<Workers, String> {
+        let memory_bytes = spec.config.limits.render_worker_memory_mb << 20;
+        let workers = Workers {
+            binary,
+            spec,
+            memory_bytes,
+            replaced: AtomicU64::new(0),
+        };
+        workers.start().map_err(|e| e.to_string())?;
+        Ok(workers)
+    }
+
+    fn start(&self) -> Result<Worker, WorkerError> {
+        let nice = self.spec.config.limits.render_thread_nice.get();
+        Worker::start(&self.binary, &self.spec, self.memory_bytes, nice)
+    }
+}
+
+impl Renderer {
+    /// Validates and renders `body`; a worker gives up at `deadline`.
+    pub fn render(
+        &self,
+        body: &[u8],
+        deadline: Instant,
+    ) -> Result<(Rendered, Duration), RenderFailure> {
+        match self {
+            Renderer::InProcess(engine) => {
+                let doc = engine.validate(body).map_err(RenderError::from)?;
+                let started = Instant::now();
+                let rendered = engine.render(&doc)?;
+                Ok((rendered, started.elapsed()))
+            }
+            Renderer::Processes(workers) => WORKER.with_borrow_mut(|slot| {
+                let worker = match slot {
+                    Some(worker) => worker,
+                    None => slot.insert(workers.start()?),
+                };
+                match worker.render(body, deadline) {
+                    Ok(outcome) => Ok(outcome?),
+                    Err(e) => {
+                        *slot = None;
+                        workers.replaced.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(error = %e, "render worker replaced");
+                        Err(e.into())
+                    }
+                }
+            }),
+        }
+    }
+
+    /// Worker processes started to replace one that was stopped or died.
+    pub fn workers_replaced(&self) -> u64 {
+        match self {
+            Renderer::InProcess(_) => 0,
+            Renderer::Processes(workers) => workers.replaced.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Makes sure the calling render thread has a running worker, so that
+    /// the next request does not wait for one to start. Called when a render
+    /// thread starts and after each job.
+    pub fn prepare(&self) {
+        let Renderer::Processes(workers) = self else {
+            return;
+        };
+        WORKER.with_borrow_mut(|slot| {
+            if slot.is_none() {
+                match workers.start() {
+                    Ok(worker) => *slot = Some(worker),
+                    Err(e) => tracing::error!(error = %e, "render worker"),
+                }
+            }
+        });
+    }
+}

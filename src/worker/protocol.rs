@@ -1,0 +1,211 @@
+//! What the server and a render worker process say to each other over their
+//! socket: length-prefixed frames, one request and one answer at a time.
+//!
+//! - once, server to worker: the [`Spec`] (JSON) the worker builds its engine from;
+//! - once, worker to server: [`READY`] when the engine is loaded;
+//! - per job, server to worker: the request body as sent by the client;
+//! - per job, worker to server: an [`Answer`] head (JSON), then for a PDF its bytes.
+//!
+//! Every frame is a little-endian `u64` length followed by that many bytes.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::RuntimeConfig;
+use crate::engine::fonts::FontOptions;
+use crate::engine::{RenderError, Rendered};
+use crate::validate::{RequestError, Violation};
+
+/// The one byte a worker sends once its engine is ready.
+pub const READY: u8 = 0x52;
+
+/// Longest frame either side accepts: far above any body or PDF the limits
+/// allow, so only a broken peer reaches it.
+const MAX_FRAME: u64 = 1 << 34;
+
+/// Everything a worker needs to build the same engine as the server's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Spec {
+    pub config: RuntimeConfig,
+    pub fonts: FontOptions,
+    pub resources: Option<PathBuf>,
+}
+
+/// A worker's answer to one request, without the PDF bytes.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Answer {
+    /// The PDF follows as the next frame.
+    Pdf {
+        sheets: usize,
+        file_name: Option<String>,
+        /// Compile and export time, without validation.
+        render_us: u64,
+    },
+    /// API-001.
+    Json {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
+    /// API-002.
+    Invalid(Vec<Violation>),
+    /// API-501: valid, but no PDF came out.
+    Failed(String),
+    /// The render panicked (an upstream bug); the worker exits after this
+    /// answer, so that nothing a half-finished compile left behind serves
+    /// the next request.
+    Panicked(String),
+}
+
+impl Answer {
+    /// The head of a render's outcome (the PDF, if any, is sent after it).
+    pub fn of(outcome: &Result<(Rendered, Duration), RenderError>) -> Answer {
+        match outcome {
+            Ok((rendered, took)) => Answer::Pdf {
+                sheets: rendered.sheets,
+                file_name: rendered.file_name.clone(),
+                render_us: took.as_micros() as u64,
+            },
+            Err(RenderError::Request(RequestError::Json {
+                line,
+                column,
+                reason,
+            })) => Answer::Json {
+                line: *line,
+                column: *column,
+                reason: reason.clone(),
+            },
+            Err(RenderError::Request(RequestError::Invalid(violations))) => {
+                Answer::Invalid(violations.clone())
+            }
+            Err(RenderError::Compile(message)) => Answer::Failed(message.clone()),
+            Err(other) => Answer::Failed(other.to_string()),
+        }
+    }
+
+    /// The outcome again, with the PDF bytes that followed a [`Answer::Pdf`].
+    pub fn into_outcome(self, pdf: Vec<u8>) -> Result<(Rendered, Duration), RenderError> {
+        match self {
+            Answer::Pdf {
+                sheets,
+                file_name,
+                render_us,
+            } => Ok((
+                Rendered {
+                    pdf,
+                    sheets,
+                    file_name,
+                },
+                Duration::from_micros(render_us),
+            )),
+            Answer::Json {
+                line,
+                column,
+                reason,
+            } => Err(RenderError::Request(RequestError::Json {
+                line,
+                column,
+                reason,
+            })),
+            Answer::Invalid(violations) => {
+                Err(RenderError::Request(RequestError::Invalid(violations)))
+            }
+            Answer::Failed(message) | Answer::Panicked(message) => {
+                Err(RenderError::Compile(message))
+            }
+        }
+    }
+}
+
+/// Writes one frame with one write where it fits a small buffer (a socket
+/// write is a system call, and the peer wakes for each).
+pub fn write_frame(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    let len = (bytes.len() as u64).to_le_bytes();
+    if bytes.len() <= 64 << 10 {
+        let mut frame = Vec::with_capacity(len.len() + bytes.len());
+        frame.extend_from_slice(&len);
+        frame.extend_from_slice(bytes);
+        out.write_all(&frame)
+    } else {
+        out.write_all(&len)?;
+        out.write_all(bytes)
+    }
+}
+
+pub fn read_frame(input: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut len = [0; 8];
+    input.read_exact(&mut len)?;
+    let len = u64::from_le_bytes(len);
+    if len > MAX_FRAME {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a frame of {len} bytes"),
+        ));
+    }
+    let mut bytes = vec![0; len as usize];
+    input.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
+pub fn write_json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+    write_frame(out, &bytes)
+}
+
+pub fn read_json<T: for<'de> Deserialize<'de>>(input: &mut impl Read) -> io::Result<T> {
+    let bytes = read_frame(input)?;
+    serde_json::from_slice(&bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_outcome_survives_the_trip_through_an_answer() {
+        let pdf = Ok((
+            Rendered {
+                pdf: b"%PDF-1.7".to_vec(),
+                sheets: 3,
+                file_name: Some("x.pdf".into()),
+            },
+            Duration::from_micros(1234),
+        ));
+        let violations = vec![Violation {
+            path: "pages[0].size".into(),
+            message: "unknown size".into(),
+        }];
+        let cases: Vec<Result<(Rendered, Duration), RenderError>> = vec![
+            pdf,
+            Err(RenderError::Request(RequestError::Json {
+                line: 1,
+                column: 7,
+                reason: "eof".into(),
+            })),
+            Err(RenderError::Request(RequestError::Invalid(violations))),
+            Err(RenderError::Compile("boom".into())),
+        ];
+        for case in cases {
+            let mut wire = Vec::new();
+            write_json(&mut wire, &Answer::of(&case)).unwrap();
+            let head: Answer = read_json(&mut wire.as_slice()).unwrap();
+            let bytes = case
+                .as_ref()
+                .map(|(r, _)| r.pdf.clone())
+                .unwrap_or_default();
+            let again = head.into_outcome(bytes);
+            assert_eq!(format!("{again:?}"), format!("{case:?}"));
+        }
+    }
+
+    #[test]
+    fn a_frame_longer_than_any_request_is_refused_before_allocating() {
+        let mut wire = (MAX_FRAME + 1).to_le_bytes().to_vec();
+        wire.extend_from_slice(b"xx");
+        let error = read_frame(&mut wire.as_slice()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+    }
+}
