@@ -745,7 +745,10 @@ mod tests {
 
     #[test]
     fn characters_xml_cannot_carry_are_dropped_from_both_places() {
-        let pdf = render(json!({ "producer": "a\u{1}b\tc\r\nd\u{FFFF}e" }), None);
+        // Validation refuses such a producer in a request (API-002); this
+        // layer still never writes one.
+        let pdf = synthetic_with("<< /Title (t) >>", &XMP.len().to_string(), "");
+        let pdf = set_producer(pdf, "a\u{1}b\tc\r\nd\u{FFFF}e").unwrap();
         assert_eq!(info(&pdf).unwrap()["Producer"], "abcde");
         assert!(xmp(&pdf).contains("<pdf:Producer>abcde</pdf:Producer>"));
     }
