@@ -88,10 +88,11 @@ pub struct Limits {
     /// Deepest nesting in an SVG image, in levels: elements, and what usvg
     /// nests for `use`, clip paths, masks, patterns, markers, filters and
     /// embedded SVGs. usvg and the PDF writer recurse once per level on the
-    /// render thread's stack, about 3.5 KiB a level: 600 levels overflowed
-    /// its 2 MiB and killed the process (issue 14 item 1). 64 is deeper than
+    /// stack, about 3.5 KiB a level: 600 levels overflowed a 2 MiB render
+    /// thread and killed the process (issue 14 item 1). 64 is deeper than
     /// drawing tools nest (a dozen or two) and validates and renders within
-    /// 320 KiB (`examples/image_cost.rs stack`), a sixth of that stack.
+    /// 320 KiB (`examples/image_cost.rs stack`): it fits the 2 MiB blocking
+    /// threads that validate what the render queue refuses, too.
     pub svg_depth: u64,
     /// Most elements an SVG image may expand to: `use` copies, clip paths,
     /// masks and patterns once per use, markers once per vertex, embedded

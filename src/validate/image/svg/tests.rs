@@ -74,10 +74,10 @@ fn nesting_up_to_the_limit_passes_and_one_more_is_refused() {
 
 #[test]
 fn the_deepest_svg_allowed_converts_on_a_small_stack() {
-    // Validation runs on the render thread (2 MiB, rayon's default). A
-    // quarter of it is enough for the whole check at the depth limit, with
-    // every level a `use` of a group holding a clip path: the heaviest
-    // frames usvg has.
+    // Validation also runs on tokio's blocking threads (2 MiB) when the
+    // render queue is full. A quarter of that is enough for the whole check
+    // at the depth limit, with every level a `use` of a group holding a
+    // clip path.
     let mut body = String::from("<clipPath id='c'><rect width='1' height='1'/></clipPath>");
     body.push_str("<g id='g0' clip-path='url(#c)'><rect width='1' height='1'/></g>");
     for level in 1..31 {
