@@ -180,17 +180,7 @@ async fn errors_are_400_plain_text_naming_the_problem() {
     ];
     for (path, prefix) in cases {
         let r = get(&addr, path, "").await;
-        assert_eq!(r.status, 400, "{path}: {}", r.body);
-        assert_eq!(
-            r.header("content-type"),
-            Some("text/plain; charset=utf-8"),
-            "{path}"
-        );
-        assert!(
-            r.body.starts_with(prefix),
-            "{path}: {:?} should start with {prefix:?}",
-            r.body
-        );
+        assert_plain_400(path, &r, prefix);
     }
 }
 
