@@ -85,6 +85,11 @@ pub struct Limits {
     pub image_pixels: u64,
     /// Largest encoded image, in bytes.
     pub image_bytes: usize,
+    /// Most bytes of pixels all distinct images of one document decode into
+    /// (each image is also bounded by `image_pixels` on its own; a document
+    /// of many large images is bounded here, well inside a render worker's
+    /// memory cap).
+    pub images_decoded_bytes: u64,
     /// Deepest nesting in an SVG image, in levels: elements, and what usvg
     /// nests for `use`, clip paths, masks, patterns, markers, filters and
     /// embedded SVGs. usvg and the PDF writer recurse once per level on the
@@ -218,6 +223,7 @@ impl Default for Limits {
             text_line_chars: 10_000,
             image_pixels: 40_000_000,
             image_bytes: 15 * 1024 * 1024,
+            images_decoded_bytes: 1 << 30,
             svg_depth: 64,
             svg_elements: 100_000,
             svg_text_chars: 100_000,

@@ -151,6 +151,10 @@ pub(crate) struct Validator<'a> {
     pub element_count: usize,
     pub text_chars: usize,
     pub table_cells: usize,
+    /// Distinct images so far (hashes of their bytes) and the bytes of
+    /// pixels they decode into.
+    pub images_seen: std::collections::HashSet<u64>,
+    pub images_decoded: u64,
     /// Height a flow may use on one sheet of the page being validated (mm).
     pub body_height: f64,
 }
@@ -167,6 +171,8 @@ impl<'a> Validator<'a> {
             element_count: 0,
             text_chars: 0,
             table_cells: 0,
+            images_seen: Default::default(),
+            images_decoded: 0,
             body_height: 0.0,
         }
     }

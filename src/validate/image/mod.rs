@@ -195,9 +195,34 @@ impl Validator<'_> {
         match inspect(kind, bytes, limits) {
             // Validation hands the checked image to the lowering step through the element.
             Ok(loaded) => {
+                self.count_decoded(path, &loaded);
                 let _ = image.loaded.set(Arc::new(loaded));
             }
             Err(e) => self.push(format!("{path}.data"), e.to_string()),
+        }
+    }
+
+    /// Each image is bounded on its own, but a document may hold many: the
+    /// pixels all its distinct images decode into (the renderer decodes each
+    /// once, whatever the number of elements showing it) must stay within
+    /// `limits.images_decoded_bytes`.
+    fn count_decoded(&mut self, path: &str, loaded: &LoadedImage) {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        loaded.bytes.hash(&mut hasher);
+        if !self.images_seen.insert(hasher.finish()) {
+            return;
+        }
+        self.images_decoded = self.images_decoded.saturating_add(loaded.decoded_bytes);
+        let limit = self.env.config.limits.images_decoded_bytes;
+        if self.images_decoded > limit {
+            self.push(
+                format!("{path}.data"),
+                format!(
+                    "the document's images together decode to more than {} MiB of pixels",
+                    limit >> 20
+                ),
+            );
         }
     }
 }
