@@ -17,6 +17,12 @@ use labelpress::barcode::Symbology;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // Encoders run under `catch_unwind` by design (`barcode::guard`: a panic
+    // in rxing or anyd is a 400, never a dead worker); libfuzzer-sys's hook
+    // would abort on such a caught panic. A panic that escapes still reaches
+    // the harness, which aborts on it.
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
