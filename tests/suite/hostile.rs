@@ -175,8 +175,9 @@ fn expand(value: &Value) -> Value {
     }
 }
 
-/// Sends one case as its file says.
-async fn send(server: &Server, case: &Case, token: &str) -> Reply {
+/// The request of one case as its file says, payload generated (before any
+/// probe runs: generating a large one is work of the test process).
+fn request(server: &Server, case: &Case, token: &str) -> reqwest::RequestBuilder {
     let spec = &case.spec;
     let method = spec["method"].as_str().unwrap_or("POST");
     let path = spec["path"].as_str().unwrap_or("/api/v1/label");
@@ -203,7 +204,7 @@ async fn send(server: &Server, case: &Case, token: &str) -> Reply {
             request = request.header(name, value.as_str().unwrap());
         }
     }
-    reply(request.send().await.unwrap()).await
+    request
 }
 
 /// `/healthz` latencies, measured every 20 ms while `work` runs and once
@@ -293,7 +294,11 @@ async fn every_hostile_case_gets_its_answer_and_the_server_stays_up() {
                 case.name
             );
         }
-        let (reply, latencies) = health_while(&server.base, send(&server, case, &token)).await;
+        let request = request(&server, case, &token);
+        let (reply, latencies) = health_while(&server.base, async {
+            reply(request.send().await.unwrap()).await
+        })
+        .await;
         if let Some(problem) = check(case, &reply) {
             failures.push(format!("{}: {problem}", case.name));
         }

@@ -182,3 +182,65 @@ fn the_svg_limits_are_published_and_configurable() {
         Err(ImageError::SvgTooDeep { limit: 16 })
     );
 }
+
+#[test]
+fn distinct_images_share_one_decoding_budget_per_document_and_repeats_count_once() {
+    let dot = format!("data:image/png;base64,{}", base64(&fixture("dot.png")));
+    let each = {
+        let found = check_image(fixture("dot.png"), &crate::config::Limits::default()).unwrap();
+        found.decoded_bytes
+    };
+    // Room for two distinct images' pixels, not three.
+    let mut config = RuntimeConfig::default();
+    config.limits.images_decoded_bytes = 2 * each + each / 2;
+    let engine = Engine::new(config, &FontOptions::EMBEDDED, None);
+    let image = |data: &str| json!({"type": "image", "x": 1, "y": 1, "width": 5, "height": 5, "data": data});
+    // The same picture three times decodes once.
+    let same =
+        json!({"pages": [{"size": "a6", "elements": [image(&dot), image(&dot), image(&dot)]}]});
+    assert!(engine.validate(same.to_string().as_bytes()).is_ok());
+    // Three distinct ones (the same pixels, different bytes) do not fit.
+    let distinct_pngs: Vec<String> = (0..3)
+        .map(|i| {
+            let mut bytes = fixture("dot.png");
+            // A distinct file: an extra text chunk before IEND.
+            let at = bytes.len() - 12;
+            let text = format!("tEXtk\0{i}");
+            let mut chunk = ((text.len() - 4) as u32).to_be_bytes().to_vec();
+            chunk.extend_from_slice(text.as_bytes());
+            chunk.extend_from_slice(&crc32(&chunk[4..]).to_be_bytes());
+            bytes.splice(at..at, chunk);
+            format!("data:image/png;base64,{}", base64(&bytes))
+        })
+        .collect();
+    let distinct = json!({"pages": [{"size": "a6", "elements":
+        distinct_pngs.iter().map(|d| image(d)).collect::<Vec<_>>()}]});
+    match engine.validate(distinct.to_string().as_bytes()) {
+        Err(RequestError::Invalid(found)) => {
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert_eq!(found[0].path, "pages[0].elements[2].data");
+            assert!(
+                found[0].message.contains("decode to more than"),
+                "{}",
+                found[0].message
+            );
+        }
+        other => panic!("expected the budget violation, got {other:?}"),
+    }
+}
+
+/// CRC-32 of a PNG chunk's type and data.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
