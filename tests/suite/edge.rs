@@ -37,6 +37,22 @@ fn until_closed(stream: &mut TcpStream) -> Option<Vec<u8>> {
     }
 }
 
+/// Reads one response head (through its blank line), waiting up to 30 s.
+fn read_head(stream: &mut TcpStream) -> String {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            other => panic!("no complete response head: {other:?}, got {head:?}"),
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
 /// One raw HTTP/1.1 exchange on a new connection (`Connection: close`):
 /// the status and the body, or `None` if the connection was refused.
 fn exchange(addr: &str, request: &str) -> Option<(u16, String)> {
@@ -150,19 +166,31 @@ async fn readyz_answers_503_while_the_server_drains_a_render_on_sigterm() {
     let mut in_flight = TcpStream::connect(&s.addr).unwrap();
     let head = format!(
         "POST /api/v1/label HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {SYSTEM}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+         Content-Type: application/json\r\nContent-Length: {}\r\n\
+         Expect: 100-continue\r\n\r\n",
         body.len()
     );
     in_flight.write_all(head.as_bytes()).unwrap();
+    // The server answers 100 Continue once the route reads the body: from
+    // then on the request is in flight and the drain must finish it,
+    // however slowly a busy machine got there.
+    let interim = read_head(&mut in_flight);
+    assert!(interim.starts_with("HTTP/1.1 100"), "{interim}");
     in_flight.write_all(first).unwrap();
-    // The request is being read once the server holds its body open.
-    tokio::time::sleep(Duration::from_millis(300)).await;
     s.signal(libc::SIGTERM);
     // Ready until the signal is handled, then 503 while the server drains.
+    // A connection accepted at the instant the drain begins is closed
+    // before its request is read (hyper's graceful shutdown of a connection
+    // that has not started one), as any client may see at a shutdown: that
+    // answer-less close is asked again, for a while.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let ready = loop {
         match get_raw(&s.addr, "/readyz") {
             Some((200, _)) => tokio::time::sleep(Duration::from_millis(10)).await,
             Some((503, body)) => break body,
+            None if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
             other => panic!("/readyz never said 503 before the server went: {other:?}"),
         }
     };
