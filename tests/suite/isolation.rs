@@ -43,7 +43,11 @@ async fn replaced(server: &Server) -> f64 {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_render_past_its_deadline_is_stopped_and_its_slot_serves_the_next_request() {
     let dir = tempfile::tempdir().unwrap();
-    let server = one_slot(dir.path(), "render_deadline_ms = 1000");
+    // The deadline counts from the request's arrival: 3 s leave a busy
+    // machine time to read and queue the 9 MB body, so that the deadline
+    // passes while the worker compiles (one withdrawn from the queue would
+    // never reach a worker).
+    let server = one_slot(dir.path(), "render_deadline_ms = 3000");
     assert_eq!(replaced(&server).await, 0.0);
     // Several seconds of work even on a fast machine.
     let slow = render(&server.base, SYSTEM, &long_table(80_000)).await;

@@ -213,7 +213,16 @@ async fn sigterm_finishes_the_render_in_flight_and_reports_its_usage() {
     let (id, token) = server::new_token(&url, 10, None).await;
     let base = node.base.clone();
     let in_flight = tokio::spawn(async move { render(&base, &token, &heavy()).await });
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The signal comes once the render runs (not after a fixed wait: on a
+    // busy machine the request may not even have been read by then, and a
+    // drain closes a connection whose request has not started).
+    let running = Instant::now() + Duration::from_secs(30);
+    while server::metric(&node.base, "labelpress_renders_running").await < 1.0
+        && !in_flight.is_finished()
+    {
+        assert!(Instant::now() < running, "the render never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let status = tokio::task::spawn_blocking(move || {
         let status = node.stop();
         (status, node)
