@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use super::typst::{mm, num};
+use super::typst::{mm, num, string};
 use super::Ctx;
 use crate::barcode::{maxi, Options, Symbol, Symbology};
 use crate::config::{RuntimeConfig, StyleDefaults};
@@ -259,10 +259,14 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
     svg.push_str("</svg>");
     let index = ctx.images.len();
     ctx.images.push(Arc::new(svg.into_bytes()));
+    // The alternative text is the encoded content: the accessible profiles
+    // (PDF/UA, PDF/A-*a) require one for every image, and a reader that
+    // cannot scan the symbol can read what it says.
     let mut parts = format!(
-        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\"))",
+        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {}))",
         mm(w),
-        mm(h)
+        mm(h),
+        string(&b.content.replace(char::is_control, " "))
     );
     if let Some(style) = hrt {
         let content = b

@@ -146,3 +146,84 @@ fn many_distinct_documents_reuse_fixed_file_ids() {
         assert!(pdf.starts_with(b"%PDF-"));
     }
 }
+
+/// A one-image A6 page under `profile`.
+fn image_doc(profile: &str, data: &str) -> serde_json::Value {
+    json!({"settings": {"profile": profile, "metadata": {"title": "T"}},
+    "pages": [{"size": "a6", "elements": [
+        {"type": "image", "x": 10, "y": 10, "width": 20, "height": 20, "data": data, "alt": "Logo"}
+    ]}]})
+}
+
+fn data_uri(mime: &str, bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+/// A 4 x 4 PNG with an alpha channel (half transparent red).
+fn rgba_png() -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, 4, 4);
+    encoder.set_color(png::ColorType::Rgba);
+    let mut writer = encoder.write_header().unwrap();
+    writer
+        .write_image_data(&[255, 0, 0, 128].repeat(16))
+        .unwrap();
+    writer.finish().unwrap();
+    out
+}
+
+#[test]
+fn an_image_with_transparency_is_refused_under_pdfa_1_naming_it_and_renders_from_pdfa_2() {
+    let veiled_svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'>\
+                      <rect width='5' height='5' fill='red' opacity='0.5'/></svg>";
+    for data in [
+        data_uri("image/png", &rgba_png()),
+        data_uri("image/svg+xml", veiled_svg.as_bytes()),
+    ] {
+        for profile in ["pdfa-1b", "pdfa-1a"] {
+            assert_violation(
+                image_doc(profile, &data),
+                "pages[0].elements[0].data",
+                "PDF/A-1 does not allow transparency",
+            );
+        }
+        let pdf = render(image_doc("pdfa-2b", &data));
+        assert_eq!(pdf.page_count(), 1);
+        assert!(
+            !pdf.images(0).is_empty() || !pdf.drawings(0).is_empty(),
+            "the image is drawn under PDF/A-2b"
+        );
+    }
+    // Opaque images still render under PDF/A-1.
+    let opaque = std::fs::read(fixtures().join("dot.png")).unwrap();
+    let pdf = render(image_doc("pdfa-1b", &data_uri("image/png", &opaque)));
+    assert_eq!(pdf.images(0).len(), 1);
+}
+
+#[test]
+fn barcodes_under_accessible_profiles_carry_their_content_as_alternative_text() {
+    for profile in ["pdfa-ua1", "pdfa-2a"] {
+        let pdf = render_bytes(json!({
+            "settings": {"profile": profile, "metadata": {"title": "Label", "language": "en"}},
+            "pages": [{"size": "a6", "elements": [
+                {"type": "barcode", "x": 10, "y": 10, "width": 60, "height": 20, "format": "code128", "content": "LP-4711"},
+                {"type": "barcode", "x": 10, "y": 40, "width": 30, "height": 30, "format": "qrcode", "content": "https://example.com/t/9"}
+            ]}]
+        }));
+        let check = pdfcheck(&pdf);
+        assert_eq!(check["problems"], json!([]), "{profile}: {check}");
+        let alts: Vec<&str> = check["alts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a.as_str())
+            .collect();
+        for content in ["LP-4711", "https://example.com/t/9"] {
+            assert!(alts.contains(&content), "{profile}: {content} in {alts:?}");
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{manifest_dir, render_bytes};
+use crate::support::{manifest_dir, pdfcheck, render_bytes};
 
 const TITLE: &str = "A >> endobj B";
 const AUTHOR: &str = "9 0 obj /Length 5 stream";
@@ -28,24 +28,6 @@ fn request(profile: Option<&str>) -> Value {
         {"type": "link", "x": 10, "y": 20, "width": 10, "height": 5, "alt": "Hostile link",
          "target": {"type": "url", "url": URL}}
     ]}]})
-}
-
-/// pdfcheck.py's JSON for a PDF file.
-fn pdfcheck(pdf: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("checked.pdf");
-    std::fs::write(&path, pdf).unwrap();
-    let out = Command::new("python3")
-        .arg(manifest_dir().join("tests/support/pdfcheck.py"))
-        .arg(&path)
-        .output()
-        .expect("python3 must be installed (see .ci/run)");
-    assert!(
-        out.status.success(),
-        "pdfcheck.py failed (is pikepdf installed? `pip install -r tests/support/requirements.txt`):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Renders `request` with `labelpress render` and returns the PDF.

@@ -65,6 +65,24 @@ pub fn read_pdf(bytes: Vec<u8>) -> Pdf {
     }
 }
 
+/// pdfcheck.py's JSON for a PDF file.
+pub fn pdfcheck(pdf: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checked.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = Command::new("python3")
+        .arg(manifest_dir().join("tests/support/pdfcheck.py"))
+        .arg(&path)
+        .output()
+        .expect("python3 must be installed (see .ci/run)");
+    assert!(
+        out.status.success(),
+        "pdfcheck.py failed (is pikepdf installed? `pip install -r tests/support/requirements.txt`):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The violations of an invalid request.
 pub fn violations(request: Value) -> Vec<Violation> {
     let body = serde_json::to_vec(&request).unwrap();

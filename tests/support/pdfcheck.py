@@ -11,7 +11,8 @@ is an error rather than silently repaired. Output:
    "docinfo": {"Title": ...} | null,   # null when the trailer has no /Info
    "xmp": {"dc:title", "dc:creator", "dc:description", "pdf:Producer", "xmp:CreatorTool"},
    "xmp_producers": N,         # pdf:Producer elements and attributes in the packet
-   "uris": [...]}              # /URI of every link annotation, in page order
+   "uris": [...],              # /URI of every link annotation, in page order
+   "alts": [...]}              # /Alt of every object that has one (structure elements)
 or {"open_error": "..."} when qpdf cannot open the file at all.
 """
 import json
@@ -64,6 +65,11 @@ def uris(pdf):
     return found
 
 
+def alts(pdf):
+    return [str(obj.Alt) for obj in pdf.objects
+            if isinstance(obj, pikepdf.Dictionary) and "/Alt" in obj]
+
+
 def main(path):
     try:
         pdf = pikepdf.open(path, attempt_recovery=False)
@@ -78,6 +84,7 @@ def main(path):
             "xmp": xmp(pdf),
             "xmp_producers": xmp_producers(pdf),
             "uris": uris(pdf),
+            "alts": alts(pdf),
         }
         out["problems"] += ["WARNING: " + w for w in pdf.get_warnings()]
     print(json.dumps(out, ensure_ascii=False))

@@ -96,6 +96,9 @@ pub struct LoadedImage {
     /// (for an SVG, those of the rasters it embeds). Validation has decoded
     /// them once; the compile decodes again (see [`raster`]).
     pub decoded_bytes: u64,
+    /// Whether the PDF exporter would write transparency for it (an alpha
+    /// channel; in an SVG also opacity, masks, filters, blend modes).
+    pub transparent: bool,
 }
 
 /// What checking an image found out.
@@ -104,6 +107,7 @@ struct Inspected {
     width: f64,
     height: f64,
     decoded_bytes: u64,
+    transparent: bool,
 }
 
 /// Checks one image's bytes (the `data` field already decoded) as the
@@ -131,6 +135,7 @@ fn inspect(kind: ImageKind, bytes: Vec<u8>, limits: &Limits) -> Result<LoadedIma
         width: inspected.width,
         height: inspected.height,
         decoded_bytes: inspected.decoded_bytes,
+        transparent: inspected.transparent,
     })
 }
 
@@ -196,6 +201,14 @@ impl Validator<'_> {
             // Validation hands the checked image to the lowering step through the element.
             Ok(loaded) => {
                 self.count_decoded(path, &loaded);
+                if loaded.transparent && self.profile.is_some_and(|p| p.forbids_transparency()) {
+                    self.push(
+                        format!("{path}.data"),
+                        "PDF/A-1 does not allow transparency, and this image has some \
+                         (an alpha channel, or in an SVG opacity, a mask, a filter or a blend mode): \
+                         flatten it onto an opaque background, or choose pdfa-2b or later",
+                    );
+                }
                 let _ = image.loaded.set(Arc::new(loaded));
             }
             Err(e) => self.push(format!("{path}.data"), e.to_string()),

@@ -31,11 +31,12 @@ pub fn check(kind: ImageKind, bytes: &[u8], pixel_limit: u64) -> Result<Inspecte
     if kind == ImageKind::Gif {
         gif::frames_fit_screen(bytes)?;
     }
-    let decoded_bytes = decode(kind, bytes, pixel_limit)?;
+    let decoded = decode(kind, bytes, pixel_limit)?;
     Ok(Inspected {
         width: size.width as f64,
         height: size.height as f64,
-        decoded_bytes,
+        decoded_bytes: decoded.bytes,
+        transparent: decoded.has_alpha,
     })
 }
 
@@ -51,11 +52,18 @@ pub fn check_pixels(width: u64, height: u64, limit: u64) -> Result<(), ImageErro
     Ok(())
 }
 
-/// Decodes as Typst's `RasterImage::new` does and returns the decoded size
-/// in bytes. The decoder's own header is checked against the pixel limit
-/// again before it allocates (it may read a size other than `imagesize`
-/// did, say from a second JPEG frame header).
-fn decode(kind: ImageKind, bytes: &[u8], pixel_limit: u64) -> Result<u64, ImageError> {
+/// What decoding found: the decoded size in bytes, and whether the pixels
+/// have an alpha channel (the PDF exporter then writes a soft mask, which
+/// is transparency: PDF/A-1 forbids it).
+struct Decoded {
+    bytes: u64,
+    has_alpha: bool,
+}
+
+/// Decodes as Typst's `RasterImage::new` does. The decoder's own header is
+/// checked against the pixel limit again before it allocates (it may read a
+/// size other than `imagesize` did, say from a second JPEG frame header).
+fn decode(kind: ImageKind, bytes: &[u8], pixel_limit: u64) -> Result<Decoded, ImageError> {
     let cursor = Cursor::new(bytes);
     let decoded = match kind {
         ImageKind::Png => decode_with(PngDecoder::new(cursor), pixel_limit),
@@ -84,16 +92,20 @@ impl From<image::ImageError> for Decode {
     }
 }
 
-fn decode_with<D: ImageDecoder>(decoder: ImageResult<D>, pixel_limit: u64) -> Result<u64, Decode> {
+fn decode_with<D: ImageDecoder>(
+    decoder: ImageResult<D>,
+    pixel_limit: u64,
+) -> Result<Decoded, Decode> {
     let mut decoder = decoder?;
     // Typst reads the ICC profile first and ignores its errors.
     let _ = decoder.icc_profile();
     decoder.set_limits(image::Limits::default())?;
     let (width, height) = decoder.dimensions();
     check_pixels(width.into(), height.into(), pixel_limit).map_err(Decode::Pixels)?;
-    let decoded_bytes = decoder.total_bytes();
-    DynamicImage::from_decoder(decoder)?;
-    Ok(decoded_bytes)
+    let bytes = decoder.total_bytes();
+    // The exporter asks the decoded image, as here, whether it has alpha.
+    let has_alpha = DynamicImage::from_decoder(decoder)?.color().has_alpha();
+    Ok(Decoded { bytes, has_alpha })
 }
 
 #[cfg(test)]
@@ -114,6 +126,16 @@ pub(crate) mod tests {
         let mut out = Cursor::new(Vec::new());
         DynamicImage::ImageRgb8(pixels)
             .write_to(&mut out, format)
+            .unwrap();
+        out.into_inner()
+    }
+
+    /// A PNG with an alpha channel (RGBA, half transparent red).
+    pub fn rgba_png(width: u32, height: u32) -> Vec<u8> {
+        let pixels = image::RgbaImage::from_pixel(width, height, image::Rgba([255, 0, 0, 128]));
+        let mut out = Cursor::new(Vec::new());
+        DynamicImage::ImageRgba8(pixels)
+            .write_to(&mut out, image::ImageFormat::Png)
             .unwrap();
         out.into_inner()
     }
@@ -176,6 +198,17 @@ pub(crate) mod tests {
             );
             assert!(inspected.decoded_bytes >= 30 * 20 * 3, "{kind:?}");
         }
+    }
+
+    #[test]
+    fn an_alpha_channel_after_decoding_is_transparency() {
+        use image::ImageFormat as F;
+        let transparent = |kind, bytes: &[u8]| check(kind, bytes, 40_000_000).unwrap().transparent;
+        assert!(!transparent(ImageKind::Png, &encoded(F::Png, 4, 4)));
+        assert!(!transparent(ImageKind::Jpg, &encoded(F::Jpeg, 4, 4)));
+        assert!(transparent(ImageKind::Png, &rgba_png(4, 4)));
+        // The GIF decoder always yields RGBA, as Typst sees it too.
+        assert!(transparent(ImageKind::Gif, &encoded(F::Gif, 4, 4)));
     }
 
     #[test]

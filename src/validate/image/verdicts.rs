@@ -114,6 +114,7 @@ mod tests {
             width,
             height: 1.0,
             decoded_bytes: 0,
+            transparent: false,
         })
     }
 

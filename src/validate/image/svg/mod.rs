@@ -12,6 +12,8 @@
 //!    the cost of applying `<style>` rules.
 //! 4. usvg converts the same tree, with Typst's options: what it refuses,
 //!    the compile would have. Its recursion is now bounded by step 3.
+//! 5. [`transparency`]: whether the converted tree draws anything
+//!    transparent (PDF/A-1 refuses it).
 //!
 //! usvg, and the renderer after it (krilla), recurse once per nesting level
 //! on the render thread's stack: depth 700 overflowed it (issue 14 item 1).
@@ -21,6 +23,7 @@ mod graph;
 mod prescan;
 mod refs;
 mod styles;
+mod transparency;
 
 use crate::config::Limits;
 
@@ -37,6 +40,7 @@ pub fn check(bytes: &[u8], limits: &Limits) -> Result<Inspected, ImageError> {
         width: f64::from(tree.size().width()),
         height: f64::from(tree.size().height()),
         decoded_bytes: budget.decoded_bytes,
+        transparent: transparency::has_transparency(&tree),
     })
 }
 

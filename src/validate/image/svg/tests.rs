@@ -5,7 +5,7 @@
 use base64::Engine as _;
 
 use super::*;
-use crate::validate::image::raster::tests::{encoded, png_header};
+use crate::validate::image::raster::tests::{encoded, png_header, rgba_png};
 use crate::validate::image::ImageKind;
 
 const NS: &str = "http://www.w3.org/2000/svg";
@@ -617,4 +617,68 @@ fn an_illustrator_style_svg_passes() {
 </svg>"##;
     let found = check_svg(text).unwrap();
     assert_eq!((found.width, found.height), (200.0, 100.0));
+}
+
+#[test]
+fn transparency_is_found_where_the_pdf_exporter_would_write_it() {
+    use image::ImageFormat as F;
+    let embed = |mime: &str, bytes: &[u8]| {
+        format!(
+            "<image width='5' height='5' href='{}'/>",
+            data_uri(mime, bytes)
+        )
+    };
+    let gradient = |stop_opacity: &str| {
+        format!(
+            "<linearGradient id='g'><stop offset='0' stop-color='red' stop-opacity='{stop_opacity}'/>\
+             <stop offset='1' stop-color='blue'/></linearGradient><rect width='5' height='5' fill='url(#g)'/>"
+        )
+    };
+    let opaque = [
+        "<rect width='5' height='5' fill='red' stroke='blue'/>".to_string(),
+        "<clipPath id='c'><rect width='3' height='3'/></clipPath>\
+         <rect width='5' height='5' clip-path='url(#c)'/>"
+            .to_string(),
+        gradient("1"),
+        "<text x='1' y='8'>Label</text>".to_string(),
+        embed("image/png", &encoded(F::Png, 4, 4)),
+        embed("image/jpeg", &encoded(F::Jpeg, 4, 4)),
+        embed(
+            "image/svg+xml",
+            svg("<rect width='5' height='5'/>").as_bytes(),
+        ),
+    ];
+    for body in &opaque {
+        assert!(!check_svg(&svg(body)).unwrap().transparent, "{body}");
+    }
+    let transparent = [
+        "<rect width='5' height='5' opacity='0.5'/>".to_string(),
+        "<rect width='5' height='5' fill-opacity='0.5'/>".to_string(),
+        "<rect width='5' height='5' fill='none' stroke='red' stroke-opacity='0.2'/>".to_string(),
+        "<g opacity='0.9'><rect width='5' height='5'/></g>".to_string(),
+        gradient("0"),
+        "<mask id='m'><rect width='3' height='3' fill='white'/></mask>\
+         <rect width='5' height='5' mask='url(#m)'/>"
+            .to_string(),
+        "<filter id='f'><feGaussianBlur stdDeviation='1'/></filter>\
+         <rect width='5' height='5' filter='url(#f)'/>"
+            .to_string(),
+        "<rect width='5' height='5' style='mix-blend-mode: multiply'/>".to_string(),
+        "<pattern id='p' width='2' height='2' patternUnits='userSpaceOnUse'>\
+         <rect width='1' height='1' opacity='0.5'/></pattern><rect width='5' height='5' fill='url(#p)'/>"
+            .to_string(),
+        // A clip path whose child is clipped itself is drawn as a soft mask.
+        "<clipPath id='a'><rect width='2' height='2'/></clipPath>\
+         <clipPath id='c'><rect width='3' height='3' clip-path='url(#a)'/></clipPath>\
+         <rect width='5' height='5' clip-path='url(#c)'/>"
+            .to_string(),
+        embed("image/png", &rgba_png(4, 4)),
+        embed(
+            "image/svg+xml",
+            svg("<rect width='5' height='5' opacity='0.5'/>").as_bytes(),
+        ),
+    ];
+    for body in &transparent {
+        assert!(check_svg(&svg(body)).unwrap().transparent, "{body}");
+    }
 }
