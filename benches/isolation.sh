@@ -6,7 +6,11 @@
 # sides are measured in the same minutes. Prints each round's renders/s and
 # the process/thread ratio of the medians.
 #
-# Usage: benches/isolation.sh  (ISO_ROUNDS, ISO_SECONDS, ISO_CONCURRENCY override)
+# With BEFORE=/path/to/an/older/labelpress, each round also runs that binary
+# with its own defaults ("before"), and the process/before ratio is printed
+# too: a before-and-after figure measured in the same minutes.
+#
+# Usage: benches/isolation.sh  (ISO_ROUNDS, ISO_SECONDS, ISO_CONCURRENCY, BEFORE override)
 # Needs wrk (Debian package `wrk`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,14 +41,20 @@ wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
 local f = io.open(os.getenv("BODY"), "rb"); wrk.body = f:read("*a"); f:close()
 LUA
 
-# One round: a fresh server in MODE, a token, 3 s warm-up, then the measured run.
+# One round: a fresh server in MODE (thread, process, or before: the BEFORE
+# binary with its defaults), a token, 3 s warm-up, then the measured run.
 round() {
-    local mode=$1 data port base token rate
+    local mode=$1 data port base token rate binary=$LABELPRESS
     data=$(mktemp -d -p "$WORK")
-    printf '[limits]\nrender_isolation = "%s"\n' "$mode" > "$data/limits.toml"
+    if [ "$mode" = before ]; then
+        binary=$BEFORE
+        : > "$data/limits.toml"
+    else
+        printf '[limits]\nrender_isolation = "%s"\n' "$mode" > "$data/limits.toml"
+    fi
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     base=http://127.0.0.1:$port
-    RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$port" --data-dir "$data/d" \
+    RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" \
         --no-system-fonts --config "$data/limits.toml" &
     PID=$!
     wait_healthy "$base"
@@ -62,6 +72,10 @@ echo "cores: $(nproc); concurrency: $CONCURRENCY; ${SECONDS_RUN}s per round; $RO
 : > "$WORK/results"
 for i in $(seq 1 "$ROUNDS"); do
     if [ $((i % 2)) -eq 1 ]; then order="thread process"; else order="process thread"; fi
+    if [ -n "${BEFORE:-}" ]; then
+        # The older binary runs first in odd rounds and last in even ones.
+        if [ $((i % 2)) -eq 1 ]; then order="before $order"; else order="$order before"; fi
+    fi
     for mode in $order; do
         line=$(round "$mode")
         set -- $line
@@ -77,4 +91,7 @@ for line in open(sys.argv[1]):
     rates.setdefault(mode, []).append(float(rate))
 t, p = statistics.median(rates["thread"]), statistics.median(rates["process"])
 print(f"median renders/s: thread {t:.0f}, process {p:.0f}; process/thread = {p / t:.3f}")
+if "before" in rates:
+    b = statistics.median(rates["before"])
+    print(f"median renders/s: before {b:.0f}; process/before = {p / b:.3f}, thread/before = {t / b:.3f}")
 PY
