@@ -137,7 +137,8 @@ pub(crate) mod tests {
         g
     }
 
-    fn at(left: u16, top: u16, width: u16, height: u16) -> FrameBox {
+    /// A frame's box.
+    pub fn at(left: u16, top: u16, width: u16, height: u16) -> FrameBox {
         FrameBox {
             left,
             top,

@@ -297,15 +297,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_gif_frame_larger_than_its_screen_is_refused_before_decoding() {
-        let bytes = gif::tests::gif(
-            (1, 1),
-            gif::FrameBox {
-                left: 0,
-                top: 0,
-                width: 60_000,
-                height: 60_000,
-            },
-        );
+        let bytes = gif::tests::gif((1, 1), gif::tests::at(0, 0, 60_000, 60_000));
         let err = check(ImageKind::Gif, &bytes, 40_000_000).unwrap_err();
         assert!(
             matches!(err, ImageError::GifFrameOutsideScreen { .. }),

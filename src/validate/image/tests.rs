@@ -105,15 +105,7 @@ fn a_corrupt_png_names_the_element() {
 
 #[test]
 fn a_gif_frame_larger_than_its_screen_names_the_element() {
-    let gif = gif::tests::gif(
-        (1, 1),
-        gif::FrameBox {
-            left: 0,
-            top: 0,
-            width: 60_000,
-            height: 60_000,
-        },
-    );
+    let gif = gif::tests::gif((1, 1), gif::tests::at(0, 0, 60_000, 60_000));
     assert_refused(&base64(&gif), "does not fit its 1x1 screen");
 }
 
