@@ -45,39 +45,31 @@ pub fn render_bytes(request: Value) -> Vec<u8> {
 }
 
 pub fn read_pdf(bytes: Vec<u8>) -> Pdf {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("out.pdf");
-    std::fs::write(&path, &bytes).unwrap();
-    let script = manifest_dir().join("tests/support/pdfread.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(&path)
-        .output()
-        .expect("python3 must be installed (see .ci/run)");
-    assert!(
-        out.status.success(),
-        "pdfread.py failed (is PyMuPDF installed? `pip install -r tests/support/requirements.txt`):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     Pdf {
-        json: serde_json::from_slice(&out.stdout).unwrap(),
+        json: pdf_script("pdfread.py", "PyMuPDF", &bytes),
         bytes,
     }
 }
 
 /// pdfcheck.py's JSON for a PDF file.
 pub fn pdfcheck(pdf: &[u8]) -> Value {
+    pdf_script("pdfcheck.py", "pikepdf", pdf)
+}
+
+/// The JSON that `tests/support/{script}` prints for `pdf` (written to a
+/// temporary file); `reader` is the Python package it needs.
+fn pdf_script(script: &str, reader: &str, pdf: &[u8]) -> Value {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("checked.pdf");
+    let path = dir.path().join("out.pdf");
     std::fs::write(&path, pdf).unwrap();
     let out = Command::new("python3")
-        .arg(manifest_dir().join("tests/support/pdfcheck.py"))
+        .arg(manifest_dir().join("tests/support").join(script))
         .arg(&path)
         .output()
         .expect("python3 must be installed (see .ci/run)");
     assert!(
         out.status.success(),
-        "pdfcheck.py failed (is pikepdf installed? `pip install -r tests/support/requirements.txt`):\n{}",
+        "{script} failed (is {reader} installed? `pip install -r tests/support/requirements.txt`):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
