@@ -435,6 +435,21 @@ impl Validator<'_> {
         if let Some(style) = b.hrt.as_ref().and_then(|h| h.style.as_ref()) {
             self.text_style_values(&format!("{path}.hrt.style"), style);
         }
+        // Human-readable text is drawn under bars shortened for it; a 2-D
+        // symbol has no bars to shorten, and the text would cover modules.
+        if b.hrt.as_ref().is_some_and(|h| h.enabled == Some(true))
+            && b.format
+                .parse::<crate::barcode::Symbology>()
+                .is_ok_and(|s| !s.is_linear())
+        {
+            self.push(
+                format!("{path}.hrt"),
+                format!(
+                    "human-readable text is for 1-D symbols; `{}` is 2-D (print the text as a text element)",
+                    b.format
+                ),
+            );
+        }
         if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config) {
             self.push(
                 e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")),

@@ -724,3 +724,24 @@ fn stack_rules() {
         "table anchors are allowed inside blocks"
     );
 }
+
+#[test]
+fn human_readable_text_is_refused_on_2d_symbols_and_drawn_on_1d_ones() {
+    let barcode = |format: &str, enabled: bool| {
+        one(
+            json!({"type": "barcode", "x": 5, "y": 5, "width": 40, "height": 40,
+                   "format": format, "content": "LP-4711", "hrt": {"enabled": enabled}}),
+        )
+    };
+    for format in ["qrcode", "datamatrix", "aztec", "pdf417"] {
+        assert_violation(
+            barcode(format, true),
+            "pages[0].elements[0].hrt",
+            "human-readable text is for 1-D symbols",
+        );
+        // Off, it is no concern.
+        assert_eq!(render(barcode(format, false)).page_count(), 1, "{format}");
+    }
+    let pdf = render(barcode("code128", true));
+    assert!(pdf.text(0).contains("LP-4711"), "{}", pdf.text(0));
+}
