@@ -223,15 +223,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             };
             if emit_typst {
                 let lowered = engine.lower(&doc).map_err(|e| e.to_string())?;
-                // The generated document imports the prelude; print it inline so the output compiles as is.
-                print!(
-                    "{}",
-                    lowered.source.replacen(
-                        "#import \"/prelude.typ\": *",
-                        crate::lower::PRELUDE,
-                        1
-                    )
-                );
+                print!("{}", lowered.source);
                 return Ok(ExitCode::SUCCESS);
             }
             let rendered = match engine.render(&doc) {

@@ -24,15 +24,6 @@ fn virtual_id(path: &str) -> FileId {
 
 static MAIN_ID: LazyLock<FileId> = LazyLock::new(|| virtual_id("/main.typ"));
 
-/// The prelude as one Source for the whole process: unchanged text and id let
-/// comemo reuse its parse and evaluation in every render.
-static PRELUDE: LazyLock<Source> = LazyLock::new(|| {
-    Source::new(
-        virtual_id("/prelude.typ"),
-        crate::lower::PRELUDE.to_string(),
-    )
-});
-
 /// Interned ids of `/img/{n}`, created on first use and reused forever.
 fn image_id(index: usize) -> FileId {
     static IDS: LazyLock<std::sync::Mutex<Vec<FileId>>> = LazyLock::new(Default::default);
@@ -98,8 +89,6 @@ impl World for RenderWorld {
     fn source(&self, id: FileId) -> FileResult<Source> {
         if id == *MAIN_ID {
             Ok(self.main.clone())
-        } else if id == PRELUDE.id() {
-            Ok(PRELUDE.clone())
         } else {
             Err(FileError::AccessDenied)
         }

@@ -56,7 +56,7 @@ pub struct Segment {
     pub large: bool,
 }
 
-/// One line of cell text as it will be printed.
+/// One line of text as it will be printed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub segments: Vec<Segment>,
@@ -64,6 +64,9 @@ pub struct Line {
     pub width: f64,
     /// Whether a `[L]` (1.5x) run is on this line, which makes the line taller.
     pub large: bool,
+    /// The line ends where the text wrapped, not at a line break of the
+    /// content (justified text stretches only such lines).
+    pub wrapped: bool,
 }
 
 impl Line {
@@ -72,7 +75,16 @@ impl Line {
             segments: Vec::new(),
             width: 0.0,
             large: false,
+            wrapped: false,
         }
+    }
+
+    /// Starts a new line after the last one, which wrapped.
+    fn wrap(lines: &mut Vec<Line>) {
+        if let Some(last) = lines.last_mut() {
+            last.wrapped = true;
+        }
+        lines.push(Line::empty());
     }
 
     fn push(&mut self, text: &str, bold: bool, large: bool, width: f64) {
@@ -150,7 +162,7 @@ pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Ve
                 continue;
             }
             pending.clear();
-            lines.push(Line::empty());
+            Line::wrap(&mut lines);
             if width > max {
                 split_word(&mut lines, token, bold, large, max, measure);
             } else {
@@ -178,7 +190,7 @@ fn split_word(
         let w = measure(s, bold, large);
         let line = lines.last_mut().expect("at least one line");
         if !line.segments.is_empty() && line.width + w > max + 1e-9 {
-            lines.push(Line::empty());
+            Line::wrap(lines);
         }
         let line = lines.last_mut().expect("at least one line");
         line.push(s, bold, large, w);
@@ -201,16 +213,26 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The longest prefix of `line` (in characters) that fits `max` mm with an
-/// ellipsis after it, as a new line ending in `…`.
+/// `line` when it fits `max` mm, else [`truncate_with_ellipsis`].
 pub fn ellipsize(line: &Line, max: f64, measure: Measure) -> Line {
     if line.width <= max + 1e-9 {
         return line.clone();
     }
+    truncate_with_ellipsis(line, max, measure)
+}
+
+/// The longest prefix of `line` (in characters) that fits `max` mm with an
+/// ellipsis after it, as a new line ending in `…`.
+pub fn truncate_with_ellipsis(line: &Line, max: f64, measure: Measure) -> Line {
     let ellipsis = |bold, large| measure("…", bold, large);
-    let mut out = Line::empty();
+    let mut out = Line {
+        wrapped: line.wrapped,
+        ..Line::empty()
+    };
     let mut buf = [0u8; 4];
+    let (mut bold, mut large) = (false, false);
     for seg in &line.segments {
+        (bold, large) = (seg.bold, seg.large);
         for c in seg.text.chars() {
             let s: &str = c.encode_utf8(&mut buf);
             let w = measure(s, seg.bold, seg.large);
@@ -221,6 +243,7 @@ pub fn ellipsize(line: &Line, max: f64, measure: Measure) -> Line {
             out.push(s, seg.bold, seg.large, w);
         }
     }
+    out.push("…", bold, large, ellipsis(bold, large));
     out
 }
 

@@ -7,7 +7,9 @@
 pub mod flow;
 pub mod measure;
 pub mod table;
+pub mod text;
 
 pub use flow::{paginate, FlowItem, Piece, PieceKind, SheetGeometry, Sheets};
 pub use measure::FaceMetrics;
 pub use table::{lay_out, TableEnv, TableLayout};
+pub use text::{fit_text, FittedText, Measurer};

@@ -17,11 +17,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::measure::{break_lines, ellipsize, FaceMetrics, Line};
+use super::measure::{break_lines, Line};
+use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
 use crate::model::*;
 use crate::style::*;
-use crate::validate::{parse_rich_text, FontCatalog, PT_MM};
+use crate::validate::{parse_rich_text, FontCatalog};
 
 /// A side of a cell: the level that set it (0 = the grid) and its line.
 #[derive(Debug, Clone, PartialEq)]
@@ -469,43 +470,6 @@ fn resolve_side(side: Option<&StrokeOrOff>, env: &TableEnv) -> Option<ResolvedSt
     }
 }
 
-/// Text widths in mm for a family, weight and size, through the font
-/// catalogue; faces are looked up once per table.
-struct Measurer<'a> {
-    fonts: &'a dyn FontCatalog,
-    faces: std::cell::RefCell<Vec<(String, u16, Arc<FaceMetrics>)>>,
-}
-
-impl<'a> Measurer<'a> {
-    fn new(fonts: &'a dyn FontCatalog) -> Self {
-        Measurer {
-            fonts,
-            faces: Default::default(),
-        }
-    }
-
-    fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
-        let mut faces = self.faces.borrow_mut();
-        if let Some((_, _, face)) = faces.iter().find(|(f, w, _)| *w == weight && f == family) {
-            return face.clone();
-        }
-        let face = self.fonts.face(family, weight);
-        faces.push((family.to_string(), weight, face.clone()));
-        face
-    }
-
-    /// A `(text, bold, large) -> mm` function for one resolved style at `size` pt.
-    fn for_style(&self, style: &ResolvedText, size: f64) -> impl Fn(&str, bool, bool) -> f64 + '_ {
-        let regular = self.face(&style.family, style.weight);
-        let bold = self.face(&style.family, 700);
-        move |text: &str, b: bool, l: bool| {
-            let face = if b { &bold } else { &regular };
-            let s = if l { size * 1.5 } else { size };
-            face.width(text) * s * PT_MM
-        }
-    }
-}
-
 /// Column widths (DECISIONS / spec "Width rules"): fixed, then percent of
 /// `table.width`, then auto columns share the rest in proportion to their
 /// content's natural (unwrapped) width.
@@ -649,33 +613,12 @@ fn cell_box(
     width: f64,
     measurer: &Measurer,
 ) -> CellBox {
-    let mut style = cell_style.text.clone();
     let inner = (width - 2.0 * cell_style.padding.x).max(0.0);
-    // Lines: wrapped inside the content width unless the overflow mode keeps one line.
-    let single_line = style.shrink_to_fit || style.overflow != TextOverflow::Visible;
-    let mut lines = {
-        let measure = measurer.for_style(&style, style.size);
-        break_lines(runs, (!single_line).then_some(inner), &measure)
+    let fitted = fit_text(runs, &cell_style.text, Some(inner), None, measurer);
+    let style = ResolvedText {
+        size: fitted.size,
+        ..cell_style.text.clone()
     };
-    if style.shrink_to_fit {
-        let widest = lines.iter().map(|l| l.width).fold(0.0, f64::max);
-        if widest > inner && widest > 0.0 {
-            style.size = (style.size * inner / widest).max(style.min_size);
-            let measure = measurer.for_style(&style, style.size);
-            lines = break_lines(runs, None, &measure);
-        }
-    }
-    if style.overflow == TextOverflow::Ellipsis {
-        let measure = measurer.for_style(&style, style.size);
-        lines = lines
-            .iter()
-            .map(|l| ellipsize(l, inner, &measure))
-            .collect();
-    }
-    let line_heights = lines
-        .iter()
-        .map(|l| style.line_height * style.size * if l.large { 1.5 } else { 1.0 } * PT_MM)
-        .collect();
     CellBox {
         row: p.row,
         col: p.col,
@@ -686,8 +629,8 @@ fn cell_box(
         text: CellText {
             clip: style.overflow == TextOverflow::Clip,
             style,
-            lines,
-            line_heights,
+            lines: fitted.lines,
+            line_heights: fitted.line_heights,
             padding: cell_style.padding,
             offset: cell_style.offset,
         },

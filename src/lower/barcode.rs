@@ -8,6 +8,7 @@ use super::typst::{mm, num, string};
 use super::Ctx;
 use crate::barcode::{maxi, Options, Symbol, Symbology};
 use crate::config::{RuntimeConfig, StyleDefaults};
+use crate::layout::{fit_text, Measurer};
 use crate::model::{BarcodeElement, Settings};
 use crate::style::{merge_text, resolve_text, ResolvedText, Rgb};
 use crate::validate::{Run, PT_MM};
@@ -283,7 +284,10 @@ pub(crate) fn draw(ctx: &mut Ctx, b: &BarcodeElement) -> Result<String, String> 
             parts,
             "; place(dx: 0mm, dy: {}, {})",
             mm(at.bar_height),
-            ctx.text_body(&runs, &style)
+            ctx.text_body(
+                &fit_text(&runs, &style, Some(w), None, &Measurer::new(ctx.fonts)),
+                &style
+            )
         );
     }
     Ok(format!(

@@ -6,7 +6,9 @@ use super::typst::{self as ty, mm, num};
 use super::{Ctx, LowerError};
 use crate::model::*;
 use crate::style::*;
-use crate::validate::{parse_rich_text, resolve_x, text_box_size, Frame, Run};
+use crate::layout::measure::Line;
+use crate::layout::FittedText;
+use crate::validate::{fit_text_element, resolve_x, Frame};
 
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
@@ -144,27 +146,13 @@ impl Ctx<'_> {
         }
     }
 
-    fn text_style(&self, t: &TextElement) -> ResolvedText {
-        let defaults = self
-            .doc
-            .settings
-            .defaults
-            .as_ref()
-            .and_then(|d| d.text.as_ref());
-        resolve_text(
-            &merge_text(&[defaults, t.style.as_ref()]),
-            &self.config.defaults,
-        )
-    }
-
     fn text(&mut self, t: &TextElement, frame: &Frame) -> Placed {
-        let style = self.text_style(t);
-        let (w, h) = text_box_size(t, &self.doc.settings, &self.config.defaults);
+        let (style, fitted) =
+            fit_text_element(t, &self.doc.settings, &self.config.defaults, self.fonts);
+        let (w, h) = fitted.box_size(&style);
         let (bw, _) = rotated_size(w, h, t.rotation);
         let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
-        let content = self.substitute(&t.content);
-        let runs = parse_rich_text(&content).unwrap_or_default();
-        let mut body = self.text_body(&runs, &style);
+        let mut body = self.text_body(&fitted, &style);
         if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
             // Rotation reflows around the body's size: the box shrinks it to
             // the text (a bare paragraph would span the whole wide region).
@@ -179,36 +167,25 @@ impl Ctx<'_> {
         }
     }
 
-    /// A text box for resolved style and runs (also used for barcode HRT).
-    pub(crate) fn text_body(&self, runs: &[Run], style: &ResolvedText) -> String {
+    /// A text box printing fitted lines (also used for barcode HRT). Each
+    /// line but the last ends in an explicit break, so Typst prints the
+    /// lines layout measured and never wraps them again.
+    pub(crate) fn text_body(&self, fitted: &FittedText, style: &ResolvedText) -> String {
         let ascender = self.fonts.ascender(&style.family, style.weight);
         // The line box: ascender above the baseline, the rest of line_height below.
         let bottom = num(-(style.line_height - ascender));
         let mut set = format!(
-            "weight: {}, fill: {}",
+            "weight: {}, fill: {}, size: {}, bottom-edge: {bottom}em",
             style.weight,
-            ty::colour(style.color, 1.0)
+            ty::colour(style.color, 1.0),
+            ty::pt(fitted.size)
         );
         if style.family != self.config.defaults.font_family {
             let _ = write!(set, ", font: ({},)", ty::string(&style.family));
         }
-        if style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis {
-            return format!(
-                "{{ set text({set}); lp-text({}, {}) }}",
-                runs_array(runs),
-                self.fitting_args(style, &bottom)
-            );
-        }
-        // Everything else is plain content: no function call, no measuring.
-        let _ = write!(
-            set,
-            ", size: {}, bottom-edge: {bottom}em",
-            ty::pt(style.size)
-        );
-        let mut body = runs_content(runs);
-        let mut justify = false;
+        let justify = style.width.is_some() && style.align == TextAlign::Justify;
+        let mut body = self.lines_content(&fitted.lines, justify);
         if let Some(w) = style.width {
-            justify = style.align == TextAlign::Justify;
             let halign = match style.align {
                 TextAlign::Left | TextAlign::Justify => None,
                 TextAlign::Center => Some("center"),
@@ -219,7 +196,7 @@ impl Ctx<'_> {
             }
             body = format!("box(width: {}, {body})", mm(w));
         }
-        if style.height.is_some() || style.overflow == TextOverflow::Clip {
+        if style.height.is_some() || style.overflow != TextOverflow::Visible {
             if style.width.is_none() {
                 body = format!("box({body})");
             }
@@ -232,7 +209,7 @@ impl Ctx<'_> {
                 "box(width: {}, height: {}, clip: {}, align({valign}, {body}))",
                 style.width.map_or("auto".into(), mm),
                 style.height.map_or("auto".into(), mm),
-                style.overflow == TextOverflow::Clip
+                style.overflow != TextOverflow::Visible
             );
         }
         if justify {
@@ -243,35 +220,30 @@ impl Ctx<'_> {
         }
     }
 
-    /// Arguments of the prelude's `lp-text`, which measures (shrink, ellipsis).
-    fn fitting_args(&self, style: &ResolvedText, bottom: &str) -> String {
-        let mut args = format!("size: {}, bottom: {bottom}em", ty::pt(style.size));
-        if let Some(w) = style.width {
-            let _ = write!(args, ", width: {}", mm(w));
+    /// Lines as Typst content (each as the table's cells write theirs),
+    /// with a break after every line but the last: a justifying one after a
+    /// wrapped line of justified text.
+    fn lines_content(&self, lines: &[Line], justify: bool) -> String {
+        let mut pieces = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                let previous = &lines[i - 1];
+                pieces.push(if justify && previous.wrapped {
+                    "linebreak(justify: true)".to_string()
+                } else {
+                    "linebreak()".to_string()
+                });
+            }
+            if !line.segments.is_empty() {
+                pieces.push(self.line_content(line));
+            }
         }
-        if let Some(h) = style.height {
-            let _ = write!(args, ", height: {}", mm(h));
+        match pieces.len() {
+            0 => "\"\"".into(),
+            // A string is content wherever Typst expects content.
+            1 => pieces.pop().expect("one piece"),
+            _ => format!("{{ {} }}", pieces.join("; ")),
         }
-        match style.align {
-            TextAlign::Left => {}
-            TextAlign::Justify => args.push_str(", justify: true"),
-            TextAlign::Center => args.push_str(", halign: center"),
-            TextAlign::Right => args.push_str(", halign: right"),
-        }
-        match style.valign {
-            VerticalAlign::Top => {}
-            VerticalAlign::Middle => args.push_str(", valign: horizon"),
-            VerticalAlign::Bottom => args.push_str(", valign: bottom"),
-        }
-        match style.overflow {
-            TextOverflow::Visible => {}
-            TextOverflow::Clip => args.push_str(", overflow: \"clip\""),
-            TextOverflow::Ellipsis => args.push_str(", overflow: \"ellipsis\""),
-        }
-        if style.shrink_to_fit {
-            let _ = write!(args, ", shrink: true, min: {}", ty::pt(style.min_size));
-        }
-        args
     }
 
     fn shape_stroke(&self, stroke: Option<&StrokeStyle>, default_width: f64) -> ResolvedStroke {
@@ -529,63 +501,6 @@ fn rotated_size(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
     match rotation {
         Some(r) if r == 90.0 || r == 270.0 => (h, w),
         _ => (w, h),
-    }
-}
-
-/// Runs as a Typst array for the prelude: a string, `none` (line break) or
-/// `(text, bold, large)`.
-fn runs_array(runs: &[Run]) -> String {
-    let mut out = String::from("(");
-    for run in runs {
-        match run {
-            Run::LineBreak => out.push_str("none, "),
-            Run::Text {
-                text,
-                bold: false,
-                large: false,
-            } => {
-                let _ = write!(out, "{}, ", ty::string(text));
-            }
-            Run::Text { text, bold, large } => {
-                let _ = write!(out, "({}, {bold}, {large}), ", ty::string(text));
-            }
-        }
-    }
-    if out == "(" {
-        out.push_str("\"\",");
-    }
-    out.push(')');
-    out
-}
-
-/// Runs as Typst content: `text("...")` pieces, bold 700, large 1.5em.
-fn runs_content(runs: &[Run]) -> String {
-    let piece = |run: &Run| match run {
-        Run::LineBreak => "linebreak()".to_string(),
-        Run::Text { text, bold, large } => {
-            let mut args = String::new();
-            if *bold {
-                args.push_str("weight: \"bold\", ");
-            }
-            if *large {
-                args.push_str("size: 1.5em, ");
-            }
-            format!("text({args}{})", ty::string(text))
-        }
-    };
-    match runs {
-        [] => "\"\"".into(),
-        // A string is content wherever Typst expects content.
-        [Run::Text {
-            text,
-            bold: false,
-            large: false,
-        }] => ty::string(text),
-        [one] => piece(one),
-        many => format!(
-            "{{ {} }}",
-            many.iter().map(piece).collect::<Vec<_>>().join("; ")
-        ),
     }
 }
 

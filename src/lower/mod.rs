@@ -19,7 +19,7 @@ use crate::layout::PieceKind;
 use crate::model::{Document, Element, Page};
 use crate::validate::{FontCatalog, Frame, Zone};
 
-/// The Typst helpers every generated document imports (as `/prelude.typ`).
+/// The set rules every generated document starts with.
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
 
 /// Generated source plus the data files it refers to.
@@ -95,9 +95,7 @@ pub fn lower(
         sheet: 0,
         out: String::with_capacity(8 * 1024),
     };
-    // Every element is placed from the sheet's top left, whatever the text
-    // direction; set once here so each `place` call needs only its offsets.
-    ctx.out.push_str("#import \"/prelude.typ\": *\n#set page(margin: 0pt)\n#set par(spacing: 0pt, leading: 0pt)\n#set place(top + left)\n");
+    ctx.out.push_str(PRELUDE);
     ctx.document_settings();
     for (i, page) in doc.pages.iter().enumerate() {
         for sheet in 0..page.sheets.count.max(1) {

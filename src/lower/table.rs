@@ -407,8 +407,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// A line's segments as Typst content: a string, or joined styled pieces.
-    fn line_content(&self, line: &Line) -> String {
+    /// A line's segments as Typst content, `{page}` and `{total_pages}`
+    /// filled in: a string, or joined styled pieces (bold 700, large 1.5em).
+    pub(crate) fn line_content(&self, line: &Line) -> String {
         let piece = |text: &str, bold: bool, large: bool| {
             let text = ty::string(&self.substitute(text));
             match (bold, large) {

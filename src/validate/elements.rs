@@ -673,7 +673,13 @@ impl Validator<'_> {
             return;
         }
         let Some(b) =
-            super::element_bounds(element, frame, &self.settings, &self.env.config.defaults)
+            super::element_bounds(
+                element,
+                frame,
+                &self.settings,
+                &self.env.config.defaults,
+                self.env.fonts,
+            )
         else {
             return;
         };

@@ -3,7 +3,9 @@
 
 use crate::config::StyleDefaults;
 use crate::model::{AnchorReference, Element, Page, Rect, Settings, TextElement, XAnchor};
-use crate::style::{merge_text, resolve_text};
+use super::FontCatalog;
+use crate::layout::{fit_text, FittedText, Measurer};
+use crate::style::{merge_text, resolve_text, ResolvedText};
 
 /// 1 pt in mm.
 pub const PT_MM: f64 = 25.4 / 72.0;
@@ -87,18 +89,32 @@ pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &F
     }
 }
 
-/// Unrotated size of a text box in mm: its style's width/height when given,
-/// else an estimate from the line count (width unknown: 0).
-pub fn text_box_size(t: &TextElement, settings: &Settings, sys: &StyleDefaults) -> (f64, f64) {
+/// A text element's resolved style and its lines fitted to its box
+/// (crate::layout::text): what the content-box rule checks and the lowering prints.
+pub fn fit_text_element(
+    t: &TextElement,
+    settings: &Settings,
+    sys: &StyleDefaults,
+    fonts: &dyn FontCatalog,
+) -> (ResolvedText, FittedText) {
     let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
-    let lines = super::text::parse_rich_text(&t.content)
-        .map(|r| super::text::line_count(&r))
-        .unwrap_or(1);
-    let height = style
-        .height
-        .unwrap_or(lines as f64 * style.line_height * style.size * PT_MM);
-    (style.width.unwrap_or(0.0), height)
+    // Broken tags are a violation of their own; measure nothing for them.
+    let runs = super::text::parse_rich_text(&t.content).unwrap_or_default();
+    let fitted = fit_text(&runs, &style, style.width, style.height, &Measurer::new(fonts));
+    (style, fitted)
+}
+
+/// Unrotated size of a text box in mm: its style's width and height when
+/// given, else its widest line and the height of its (wrapped) lines.
+pub fn text_box_size(
+    t: &TextElement,
+    settings: &Settings,
+    sys: &StyleDefaults,
+    fonts: &dyn FontCatalog,
+) -> (f64, f64) {
+    let (style, fitted) = fit_text_element(t, settings, sys, fonts);
+    fitted.box_size(&style)
 }
 
 fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
@@ -115,6 +131,7 @@ pub fn element_bounds(
     frame: &Frame,
     settings: &Settings,
     sys: &StyleDefaults,
+    fonts: &dyn FontCatalog,
 ) -> Option<Rect> {
     let (ox, oy) = frame.origin;
     let boxed = |x: Option<f64>, a: Option<&XAnchor>, y: f64, w: f64, h: f64, rot: Option<f64>| {
@@ -128,7 +145,7 @@ pub fn element_bounds(
     };
     Some(match element {
         Element::Text(t) => {
-            let (w, h) = text_box_size(t, settings, sys);
+            let (w, h) = text_box_size(t, settings, sys, fonts);
             boxed(t.x, t.x_anchor.as_ref(), t.y, w, h, t.rotation)
         }
         Element::Barcode(b) => boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation),

@@ -11,7 +11,9 @@ mod image;
 mod table;
 mod text;
 
-pub use self::geometry::{element_bounds, resolve_x, text_box_size, Frame, Zone, PT_MM};
+pub use self::geometry::{
+    element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone, PT_MM,
+};
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use self::text::{parse_rich_text, Run};

@@ -456,7 +456,7 @@ fn block_height(elements: &[Element], frame: &Frame, v: &Validator) -> f64 {
     let top = frame.origin.1;
     elements
         .iter()
-        .filter_map(|e| element_bounds(e, frame, &v.settings, &v.env.config.defaults))
+        .filter_map(|e| element_bounds(e, frame, &v.settings, &v.env.config.defaults, v.env.fonts))
         .map(|b| b.bottom() - top)
         .fold(0.0, f64::max)
 }

@@ -82,11 +82,6 @@ pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
     Ok(runs)
 }
 
-/// Number of lines the content has (line breaks plus one).
-pub fn line_count(runs: &[Run]) -> usize {
-    1 + runs.iter().filter(|r| matches!(r, Run::LineBreak)).count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ mod hostile;
 mod http;
 mod isolation;
 mod literal_text;
+mod measured_boxes;
 mod metadata_hostile;
 mod quota;
 mod serve_durability;

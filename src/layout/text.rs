@@ -1,0 +1,331 @@
+//! One text box, fitted: the lines that a text element, a table cell or a
+//! barcode's human-readable text prints, at the size it prints them.
+//!
+//! This is the only shrink-to-fit and ellipsis algorithm. Validation measures
+//! a text element's box with it (the content-box rule, stack blocks), table
+//! layout sizes rows with it, and the lowering writes exactly the lines it
+//! returns, each ended by an explicit break, so Typst never re-wraps and the
+//! box checked is the box printed.
+//!
+//! The rules, for a box of `width` (wraps; `None`: only explicit breaks) and
+//! `height` (`None`: grows with its lines):
+//! - Lines wrap at spaces, inside a word only when the word alone is wider
+//!   than the box (see [`break_lines`]).
+//! - Shrink-to-fit or ellipsis without a height keep the text on its own
+//!   lines: shrinking scales the size until the widest line fits the width
+//!   (never below `min_font_size`); ellipsis cuts each line that is still
+//!   wider than the box and ends it with `…`.
+//! - With a height, the text wraps: shrinking takes the largest size (to
+//!   0.01 pt, not below `min_font_size`) whose wrapped lines fit the height;
+//!   ellipsis keeps the lines that fit the height (at least one) and ends the
+//!   last one kept with `…` when any was dropped.
+
+use std::sync::Arc;
+
+use super::measure::{break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, Line};
+use crate::model::TextOverflow;
+use crate::style::ResolvedText;
+use crate::validate::{FontCatalog, Run, PT_MM};
+
+/// Lines of text fitted to a box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedText {
+    /// Font size in pt, after shrink-to-fit.
+    pub size: f64,
+    pub lines: Vec<Line>,
+    /// Height of each line in mm (a line holding `[L]` text is 1.5 times taller).
+    pub line_heights: Vec<f64>,
+}
+
+impl FittedText {
+    /// Height of all lines in mm.
+    pub fn height(&self) -> f64 {
+        self.line_heights.iter().sum()
+    }
+
+    /// Width of the widest line in mm.
+    pub fn widest(&self) -> f64 {
+        self.lines.iter().map(|l| l.width).fold(0.0, f64::max)
+    }
+
+    /// The box a text of this style occupies: its style's width and height
+    /// when given, else the widest line and the lines' height.
+    pub fn box_size(&self, style: &ResolvedText) -> (f64, f64) {
+        (
+            style.width.unwrap_or_else(|| self.widest()),
+            style.height.unwrap_or_else(|| self.height()),
+        )
+    }
+}
+
+/// Fits `runs` in style `style` into a box `width` x `height` (mm).
+pub fn fit_text(
+    runs: &[Run],
+    style: &ResolvedText,
+    width: Option<f64>,
+    height: Option<f64>,
+    measurer: &Measurer,
+) -> FittedText {
+    const EPS: f64 = 1e-9;
+    let keep_lines = height.is_none()
+        && (style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis);
+    let wrap = if keep_lines { None } else { width };
+    let lay = |size: f64| {
+        let measure = measurer.for_style(style, size);
+        let lines = break_lines(runs, wrap, &measure);
+        let line_heights = lines
+            .iter()
+            .map(|l| style.line_height * size * if l.large { 1.5 } else { 1.0 } * PT_MM)
+            .collect();
+        FittedText {
+            size,
+            lines,
+            line_heights,
+        }
+    };
+    let fits = |f: &FittedText| {
+        width.is_none_or(|w| f.widest() <= w + EPS) && height.is_none_or(|h| f.height() <= h + EPS)
+    };
+    let mut fitted = lay(style.size);
+    if style.shrink_to_fit && !fits(&fitted) {
+        let min = style.min_size.min(style.size);
+        fitted = match (width, height) {
+            // Widths scale with the size: one step finds the size.
+            (Some(w), None) if fitted.widest() > 0.0 => {
+                lay((style.size * w / fitted.widest()).max(min))
+            }
+            _ => {
+                let (mut lo, mut hi) = (min, style.size);
+                while hi - lo > 0.01 {
+                    let mid = (lo + hi) / 2.0;
+                    if fits(&lay(mid)) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lay(lo)
+            }
+        };
+    }
+    if style.overflow == TextOverflow::Ellipsis {
+        let measure = measurer.for_style(style, fitted.size);
+        match (width, height) {
+            (Some(w), Some(h)) => {
+                let mut total = 0.0;
+                let kept = fitted
+                    .line_heights
+                    .iter()
+                    .take_while(|lh| {
+                        total += *lh;
+                        total <= h + EPS
+                    })
+                    .count()
+                    .max(1);
+                if kept < fitted.lines.len() {
+                    fitted.lines.truncate(kept);
+                    fitted.line_heights.truncate(kept);
+                    let last = fitted.lines.pop().expect("at least one line is kept");
+                    fitted.lines.push(truncate_with_ellipsis(&last, w, &measure));
+                }
+            }
+            (Some(w), None) => {
+                for line in &mut fitted.lines {
+                    *line = ellipsize(line, w, &measure);
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    fitted
+}
+
+/// Text widths in mm for a family, weight and size, through the font
+/// catalogue; each face is looked up once per measurer.
+pub struct Measurer<'a> {
+    fonts: &'a dyn FontCatalog,
+    faces: std::cell::RefCell<Vec<(String, u16, Arc<FaceMetrics>)>>,
+}
+
+impl<'a> Measurer<'a> {
+    pub fn new(fonts: &'a dyn FontCatalog) -> Self {
+        Measurer {
+            fonts,
+            faces: Default::default(),
+        }
+    }
+
+    fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
+        let mut faces = self.faces.borrow_mut();
+        if let Some((_, _, face)) = faces.iter().find(|(f, w, _)| *w == weight && f == family) {
+            return face.clone();
+        }
+        let face = self.fonts.face(family, weight);
+        faces.push((family.to_string(), weight, face.clone()));
+        face
+    }
+
+    /// A `(text, bold, large) -> mm` function for one resolved style at `size` pt.
+    pub fn for_style(
+        &self,
+        style: &ResolvedText,
+        size: f64,
+    ) -> impl Fn(&str, bool, bool) -> f64 + '_ {
+        let regular = self.face(&style.family, style.weight);
+        // `[B]` is Typst's `weight: "bold"`, which is 700 whatever the style's weight.
+        let bold = self.face(&style.family, 700);
+        move |text: &str, b: bool, l: bool| {
+            let face = if b { &bold } else { &regular };
+            let s = if l { size * 1.5 } else { size };
+            face.width(text) * s * PT_MM
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{TextAlign, VerticalAlign};
+    use crate::style::Rgb;
+
+    /// Every character is 0.5 em wide: at 7.2 pt (2.54 mm an em), 1.27 mm.
+    struct HalfEm;
+
+    impl FontCatalog for HalfEm {
+        fn has_family(&self, _: &str) -> bool {
+            true
+        }
+        fn face(&self, _: &str, _: u16) -> Arc<FaceMetrics> {
+            Arc::new(FaceMetrics::new(0.8, |_| 0.5))
+        }
+    }
+
+    const CHAR_MM: f64 = 0.5 * 7.2 * PT_MM;
+
+    fn style() -> ResolvedText {
+        ResolvedText {
+            family: "Test".into(),
+            size: 7.2,
+            min_size: 3.6,
+            weight: 400,
+            color: Rgb::BLACK,
+            line_height: 1.0,
+            width: None,
+            height: None,
+            align: TextAlign::Left,
+            valign: VerticalAlign::Top,
+            overflow: TextOverflow::Visible,
+            shrink_to_fit: false,
+        }
+    }
+
+    fn plain(text: &str) -> Vec<Run> {
+        crate::validate::parse_rich_text(text).unwrap()
+    }
+
+    fn texts(f: &FittedText) -> Vec<String> {
+        f.lines.iter().map(Line::plain).collect()
+    }
+
+    fn fit(text: &str, style: &ResolvedText) -> FittedText {
+        fit_text(&plain(text), style, style.width, style.height, &Measurer::new(&HalfEm))
+    }
+
+    #[test]
+    fn a_box_without_width_is_as_wide_as_its_longest_line() {
+        let s = style();
+        let f = fit("WWWW\nWW", &s);
+        let (w, h) = f.box_size(&s);
+        assert!((w - 4.0 * CHAR_MM).abs() < 1e-9, "{w}");
+        assert!((h - 2.0 * 7.2 * PT_MM).abs() < 1e-9, "{h}");
+    }
+
+    #[test]
+    fn a_box_with_width_is_as_tall_as_its_wrapped_lines() {
+        let s = ResolvedText {
+            width: Some(10.0 * CHAR_MM),
+            ..style()
+        };
+        let f = fit("aaaa bbbb cccc dddd", &s);
+        assert_eq!(texts(&f), ["aaaa bbbb", "cccc dddd"]);
+        let (_, h) = f.box_size(&s);
+        assert!((h - 2.0 * 7.2 * PT_MM).abs() < 1e-9, "{h}");
+    }
+
+    #[test]
+    fn large_lines_are_one_and_a_half_times_taller() {
+        let f = fit("a\n[L]b[/L]", &style());
+        assert!((f.line_heights[1] / f.line_heights[0] - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn shrinking_without_height_scales_the_widest_line_to_the_width() {
+        let s = ResolvedText {
+            width: Some(5.0 * CHAR_MM),
+            shrink_to_fit: true,
+            ..style()
+        };
+        let f = fit("aaaaaaaaaa", &s);
+        assert_eq!(f.lines.len(), 1);
+        assert!((f.size - 3.6).abs() < 1e-9, "{}", f.size);
+        assert!(f.widest() <= 5.0 * CHAR_MM + 1e-9);
+    }
+
+    #[test]
+    fn shrinking_stops_at_the_minimum_size() {
+        let s = ResolvedText {
+            width: Some(2.0 * CHAR_MM),
+            shrink_to_fit: true,
+            ..style()
+        };
+        assert_eq!(fit("aaaaaaaaaa", &s).size, 3.6);
+    }
+
+    #[test]
+    fn shrinking_with_height_wraps_and_fits_the_height() {
+        let s = ResolvedText {
+            width: Some(10.0 * CHAR_MM),
+            height: Some(2.0 * 7.2 * PT_MM * 0.8),
+            shrink_to_fit: true,
+            ..style()
+        };
+        let f = fit("aaaa bbbb cccc dddd", &s);
+        assert!(f.size < 7.2 && f.size >= 3.6, "{}", f.size);
+        assert!(f.height() <= s.height.unwrap() + 1e-9);
+        assert!(f.widest() <= s.width.unwrap() + 1e-9);
+    }
+
+    #[test]
+    fn ellipsis_without_height_cuts_each_line() {
+        let s = ResolvedText {
+            width: Some(4.0 * CHAR_MM),
+            overflow: TextOverflow::Ellipsis,
+            ..style()
+        };
+        let f = fit("abcdefgh\nxy", &s);
+        assert_eq!(texts(&f), ["abc…", "xy"]);
+    }
+
+    #[test]
+    fn ellipsis_with_height_ends_the_last_line_that_fits() {
+        let s = ResolvedText {
+            width: Some(9.0 * CHAR_MM),
+            height: Some(2.0 * 7.2 * PT_MM),
+            overflow: TextOverflow::Ellipsis,
+            ..style()
+        };
+        let f = fit("aaaa bbbb cccc dddd eeee ffff", &s);
+        assert_eq!(texts(&f), ["aaaa bbbb", "cccc ddd…"]);
+    }
+
+    #[test]
+    fn ellipsis_keeps_text_that_fits_whole() {
+        let s = ResolvedText {
+            width: Some(9.0 * CHAR_MM),
+            height: Some(2.0 * 7.2 * PT_MM),
+            overflow: TextOverflow::Ellipsis,
+            ..style()
+        };
+        assert_eq!(texts(&fit("aaaa bbbb", &s)), ["aaaa bbbb"]);
+    }
+}
