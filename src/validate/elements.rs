@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{schema_message, Frame, Validator, Zone};
+use super::{Frame, Validator, Zone};
 use crate::model::*;
 use crate::style::{merge_stroke, merge_text, resolve_text, weight_value};
 
@@ -27,15 +27,15 @@ impl Validator<'_> {
             map.remove("type");
         }
         let element = match kind.as_str() {
-            "text" => Element::Text(self.parse(path, object)?),
-            "barcode" => Element::Barcode(self.parse(path, object)?),
-            "line" => Element::Line(self.parse(path, object)?),
-            "rect" => Element::Rect(self.parse(path, object)?),
-            "circle" => Element::Circle(self.parse(path, object)?),
-            "ellipse" => Element::Ellipse(self.parse(path, object)?),
-            "polygon" => Element::Polygon(self.parse(path, object)?),
-            "link" => Element::Link(self.parse(path, object)?),
-            "image" => Element::Image(self.parse(path, object)?),
+            "text" => Element::Text(self.parse(path, &object)?),
+            "barcode" => Element::Barcode(self.parse(path, &object)?),
+            "line" => Element::Line(self.parse(path, &object)?),
+            "rect" => Element::Rect(self.parse(path, &object)?),
+            "circle" => Element::Circle(self.parse(path, &object)?),
+            "ellipse" => Element::Ellipse(self.parse(path, &object)?),
+            "polygon" => Element::Polygon(self.parse(path, &object)?),
+            "link" => Element::Link(self.parse(path, &object)?),
+            "image" => Element::Image(self.parse(path, &object)?),
             "table" => {
                 if frame.zone != Zone::Body {
                     self.push(
@@ -45,7 +45,7 @@ impl Validator<'_> {
                     return None;
                 }
                 self.refuse_deprecated_table_fields(path, &object)?;
-                Element::Table(Box::new(self.parse(path, object)?))
+                Element::Table(Box::new(self.parse(path, &object)?))
             }
             "stack" => {
                 if frame.zone != Zone::Body {
@@ -55,7 +55,7 @@ impl Validator<'_> {
                     );
                     return None;
                 }
-                let raw: StackElement = self.parse(path, object)?;
+                let raw: StackElement = self.parse(path, &object)?;
                 return self
                     .stack(path, raw, frame)
                     .map(|s| Element::Stack(Box::new(s)));
@@ -82,21 +82,21 @@ impl Validator<'_> {
         Some(element)
     }
 
-    /// Deserialises with the element's path in front of serde's.
-    pub(crate) fn parse<T: DeserializeOwned>(&mut self, path: &str, value: Value) -> Option<T> {
-        match serde_path_to_error::deserialize(value) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                let inner = e.path().to_string();
-                let full = if inner == "." {
-                    path.to_string()
-                } else {
-                    format!("{path}.{inner}")
-                };
-                self.push(full, schema_message(e.inner()));
-                None
-            }
+    /// Deserialises with the element's path in front of serde's, reporting
+    /// every schema error (validate::schema). What could be read is returned
+    /// even after errors, so its own rules report too.
+    pub(crate) fn parse<T: DeserializeOwned>(&mut self, path: &str, value: &Value) -> Option<T> {
+        let room = super::MAX_VIOLATIONS.saturating_sub(self.violations.len()).max(1);
+        let parsed = super::schema::deserialize_all(value, room);
+        for e in parsed.errors {
+            let full = match e.path.as_str() {
+                "" => path.to_string(),
+                inner if inner.starts_with('[') => format!("{path}{inner}"),
+                inner => format!("{path}.{inner}"),
+            };
+            self.push(full, e.message);
         }
+        parsed.value
     }
 
     fn refuse_deprecated_table_fields(&mut self, path: &str, value: &Value) -> Option<()> {

@@ -8,6 +8,7 @@ mod elements;
 mod flow;
 mod geometry;
 mod image;
+mod schema;
 mod table;
 mod text;
 
@@ -121,25 +122,68 @@ pub fn validate_value(value: Value, env: &Environment) -> Result<Document, Reque
             ))
         }
     }
-    let raw: RawRequest = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        invalid(
-            if path == "." { "" } else { &path },
-            schema_message(e.inner()),
-        )
-    })?;
+    // The element arrays are validated element by element; the top level is
+    // deserialised without them, so finding all its errors copies little.
+    let mut value = value;
+    let detached = detach_elements(&mut value);
+    let parsed = schema::deserialize_all::<RawRequest>(&value, MAX_VIOLATIONS);
+    let schema_errors = parsed.errors.into_iter().map(|e| Violation {
+        path: e.path,
+        message: e.message,
+    });
+    let Some(mut raw) = parsed.value else {
+        return Err(RequestError::Invalid(schema_errors.collect()));
+    };
+    detached.attach(&mut raw);
     let mut v = Validator::new(env, &raw);
+    v.violations.extend(schema_errors);
     let document = v.document(raw);
     v.finish(document)
 }
 
-/// serde's messages, made to read as ours.
-pub(crate) fn schema_message(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    // serde_json appends " at line 1 column 2" for positions that mean nothing in a Value.
-    match text.find(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+/// The `elements` arrays of the pages, header and footer, taken out of the request.
+struct DetachedElements {
+    pages: Vec<Vec<Value>>,
+    header: Vec<Value>,
+    footer: Vec<Value>,
+}
+
+/// Takes every `elements` array (only arrays: anything else stays for the
+/// schema to report) out of the request.
+fn detach_elements(request: &mut Value) -> DetachedElements {
+    fn take(holder: Option<&mut Value>) -> Vec<Value> {
+        let Some(Value::Object(map)) = holder else {
+            return Vec::new();
+        };
+        match map.get_mut("elements") {
+            Some(Value::Array(items)) => std::mem::take(items),
+            _ => Vec::new(),
+        }
+    }
+    let pages = match request.get_mut("pages") {
+        Some(Value::Array(pages)) => pages.iter_mut().map(|p| take(Some(p))).collect(),
+        _ => Vec::new(),
+    };
+    DetachedElements {
+        pages,
+        header: take(request.get_mut("header")),
+        footer: take(request.get_mut("footer")),
+    }
+}
+
+impl DetachedElements {
+    /// Puts the arrays back into the deserialised request (pages deserialise
+    /// all or nothing, so their indexes match).
+    fn attach(self, raw: &mut RawRequest) {
+        for (page, elements) in raw.pages.iter_mut().zip(self.pages) {
+            page.elements = elements;
+        }
+        if let Some(h) = &mut raw.header {
+            h.elements = self.header;
+        }
+        if let Some(f) = &mut raw.footer {
+            f.elements = self.footer;
+        }
     }
 }
 

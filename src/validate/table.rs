@@ -193,7 +193,7 @@ impl Validator<'_> {
                         continue;
                     }
                     Value::Object(_) => {
-                        let Some(cell) = self.parse::<ComplexCell>(&cpath, value.clone()) else {
+                        let Some(cell) = self.parse::<ComplexCell>(&cpath, value) else {
                             continue;
                         };
                         if matches!(cell.value, Some(Value::Array(_) | Value::Object(_))) {
@@ -394,7 +394,7 @@ impl Validator<'_> {
             if let Some(m) = object.as_object_mut() {
                 m.remove("type");
             }
-            let Some(block) = self.parse::<RawBlock>(&cpath, object) else {
+            let Some(block) = self.parse::<RawBlock>(&cpath, &object) else {
                 continue;
             };
             let mut elements = Vec::new();

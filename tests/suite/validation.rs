@@ -61,6 +61,59 @@ fn unknown_fields_fail_everywhere_with_their_path() {
 }
 
 #[test]
+fn every_schema_error_and_rule_violation_of_an_element_is_reported() {
+    let v = violations(one(text(json!({
+        "rotation": 45,
+        "style": {"font_size": -3, "font_colour": "#000"}
+    }))));
+    let paths: Vec<&str> = v.iter().map(|v| v.path.as_str()).collect();
+    for path in [
+        "pages[0].elements[0].style.font_colour",
+        "pages[0].elements[0].style.font_size",
+        "pages[0].elements[0].rotation",
+    ] {
+        assert!(paths.contains(&path), "{path} missing from {v:#?}");
+    }
+    // Wrong types and unknown fields side by side, each once.
+    let v = violations(one(text(json!({
+        "y": "one",
+        "style": {"bold": true, "font_size": "large"}
+    }))));
+    let mut paths: Vec<&str> = v.iter().map(|v| v.path.as_str()).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "pages[0].elements[0].style.bold",
+            "pages[0].elements[0].style.font_size",
+            "pages[0].elements[0].y"
+        ],
+        "{v:#?}"
+    );
+    assert!(v.iter().any(|v| v.message.contains("invalid type")), "{v:#?}");
+}
+
+#[test]
+fn a_body_without_pages_names_pages_and_every_other_error() {
+    let v = violations(json!({"pagez": [], "settings": {"profil": "pdfa-2b"}}));
+    let paths: Vec<&str> = v.iter().map(|v| v.path.as_str()).collect();
+    assert!(paths.contains(&"pagez"), "{v:#?}");
+    assert!(paths.contains(&"settings.profil"), "{v:#?}");
+    let pages = v.iter().find(|v| v.path == "pages").expect("a violation at `pages`");
+    assert!(pages.message.contains("missing field `pages`"), "{pages:?}");
+    assert!(!paths.contains(&""), "no violation without a path: {v:#?}");
+}
+
+#[test]
+fn top_level_schema_errors_do_not_hide_element_errors() {
+    let mut request = one(json!({"type": "rect", "x": 1, "y": 1, "width": -1, "height": 1}));
+    request["extra"] = json!(true);
+    let paths: Vec<String> = violations(request).into_iter().map(|v| v.path).collect();
+    assert!(paths.contains(&"extra".to_string()), "{paths:?}");
+    assert!(paths.contains(&"pages[0].elements[0].width".to_string()), "{paths:?}");
+}
+
+#[test]
 fn every_broken_element_is_reported_not_just_the_first() {
     let v = violations(page_with(
         100.0,
