@@ -421,9 +421,10 @@ impl Ctx<'_> {
             .into_iter()
             .filter_map(|(kind, px, py, dx, dy)| marker_shape(kind, px, py, dx, dy, size, &solid))
             .collect();
-        let body = match (&segments[..], markers.is_empty()) {
+        let has_markers = !markers.is_empty();
+        let mut body = match (&segments[..], has_markers) {
             // A lone segment needs no box: it is placed at the box's corner anyway.
-            ([only], true) if !boxed => only.clone(),
+            ([only], false) if !boxed => only.clone(),
             _ => {
                 let placed: Vec<String> = segments
                     .iter()
@@ -438,9 +439,30 @@ impl Ctx<'_> {
                 )
             }
         };
+        // A link's area is its body's box, which for a horizontal or vertical
+        // line is 0 mm across: grow it by half the drawn stroke (and marker)
+        // on every side, so the area covers at least what is printed.
+        let mut grow = 0.0;
+        if boxed {
+            let thickness = stroke
+                .double_gap
+                .map_or(stroke.width, |gap| 2.0 * stroke.width + gap);
+            grow = if has_markers {
+                (thickness / 2.0).max(size / 2.0)
+            } else {
+                thickness / 2.0
+            };
+            body = format!(
+                "box(width: {}, height: {}, place(dx: {}, dy: {}, {body}))",
+                mm(w + 2.0 * grow),
+                mm(h + 2.0 * grow),
+                mm(grow),
+                mm(grow)
+            );
+        }
         Placed {
-            x: frame.origin.0 + x0,
-            y: frame.origin.1 + y0,
+            x: frame.origin.0 + x0 - grow,
+            y: frame.origin.1 + y0 - grow,
             body,
             unbounded: false,
         }

@@ -490,6 +490,40 @@ fn url_and_page_links_land_where_asked() {
 }
 
 #[test]
+fn a_link_on_a_line_covers_at_least_its_stroke() {
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "line", "x1": 10, "y1": 30, "x2": 60, "y2": 30, "stroke": {"width": 2},
+             "link": {"target": {"type": "url", "url": "https://example.com/h"}}},
+            {"type": "line", "x1": 80, "y1": 10, "x2": 80, "y2": 50, "stroke": {"width": 1},
+             "link": {"target": {"type": "url", "url": "https://example.com/v"}}}
+        ]),
+    ));
+    let links = pdf.links(0);
+    let find = |uri: &str| *links.iter().find(|l| l["uri"] == uri).expect(uri);
+    let h = find("https://example.com/h");
+    approx(f(h, "x0"), 9.0, 0.05, "horizontal x0");
+    approx(f(h, "x1"), 61.0, 0.05, "horizontal x1");
+    approx(f(h, "y0"), 29.0, 0.05, "horizontal area reaches the stroke's top");
+    approx(f(h, "y1"), 31.0, 0.05, "horizontal area reaches the stroke's bottom");
+    let v = find("https://example.com/v");
+    approx(f(v, "x0"), 79.5, 0.05, "vertical x0");
+    approx(f(v, "x1"), 80.5, 0.05, "vertical x1");
+    approx(f(v, "y0"), 9.5, 0.05, "vertical y0");
+    approx(f(v, "y1"), 50.5, 0.05, "vertical y1");
+    // The stroke itself has not moved.
+    let stroke = pdf
+        .drawings(0)
+        .into_iter()
+        .find(|d| d["width"].as_f64().is_some_and(|w| (w - 2.0).abs() < 0.05))
+        .expect("the 2 mm stroke");
+    approx((f(stroke, "y0") + f(stroke, "y1")) / 2.0, 30.0, 0.1, "stroke centre");
+    approx(f(stroke, "x0"), 10.0, 1.0, "stroke start");
+}
+
+#[test]
 fn link_border_draws_a_visible_frame() {
     let pdf = render(page_with(
         100.0,
