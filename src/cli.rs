@@ -222,7 +222,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 Err(e) => return Ok(print_error(e.into())),
             };
             if emit_typst {
-                let lowered = engine.lower(&doc).map_err(|e| e.to_string())?;
+                let lowered = engine.lower(&doc);
                 print!("{}", lowered.source);
                 return Ok(ExitCode::SUCCESS);
             }

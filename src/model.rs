@@ -310,7 +310,7 @@ pub enum AnchorReference {
 #[derive(Debug, Clone)]
 pub enum Element {
     Text(TextElement),
-    Barcode(BarcodeElement),
+    Barcode(Box<Barcode>),
     Line(LineElement),
     Rect(RectElement),
     Circle(CircleElement),
@@ -332,7 +332,7 @@ impl Element {
     pub fn z_index(&self) -> i64 {
         match self {
             Element::Text(e) => e.z_index,
-            Element::Barcode(e) => e.z_index,
+            Element::Barcode(e) => e.spec.z_index,
             Element::Line(e) => e.z_index,
             Element::Rect(e) => e.z_index,
             Element::Circle(e) => e.z_index,
@@ -378,9 +378,16 @@ pub struct BarcodeElement {
     pub z_index: i64,
     pub comment: Option<String>,
     pub link: Option<LinkSpec>,
-    /// The encoded symbol, filled in by validation.
-    #[serde(skip)]
-    pub symbol: std::sync::OnceLock<std::sync::Arc<crate::barcode::Symbol>>,
+}
+
+/// A barcode element as validation leaves it: the request, its symbol
+/// encoded and fitted into the box, and the style of its human-readable
+/// text when that is on.
+#[derive(Debug, Clone)]
+pub struct Barcode {
+    pub spec: BarcodeElement,
+    pub symbol: crate::barcode::fit::Fitted,
+    pub text: Option<crate::style::ResolvedText>,
 }
 
 /// Unknown keys land in `symbology` and are refused by the barcode check

@@ -9,6 +9,7 @@
 mod aztec;
 mod datamatrix;
 mod error;
+pub mod fit;
 pub mod gs1;
 mod guard;
 mod linear;
@@ -19,6 +20,7 @@ mod pdf417;
 mod qr;
 pub mod service;
 pub mod svg;
+pub mod vector;
 mod symbol;
 
 use std::fmt;

@@ -16,7 +16,7 @@ use typst_pdf::{PdfOptions, PdfStandards, Timestamp};
 use self::fonts::{FontOptions, Fonts};
 use self::world::RenderWorld;
 use crate::config::RuntimeConfig;
-use crate::lower::{self, LowerError, Lowered};
+use crate::lower::{self, Lowered};
 use crate::model::Document;
 use crate::validate::{self, Environment, RequestError, ResourceDir};
 
@@ -29,9 +29,6 @@ pub enum RenderError {
     /// API-001 / API-002.
     #[error(transparent)]
     Request(#[from] RequestError),
-    /// API-501: valid, but something the generator cannot express.
-    #[error("cannot render: {0}")]
-    Lower(#[from] LowerError),
     /// API-501: Typst refused the generated document (a bug on our side).
     #[error("the PDF could not be produced: {0}")]
     Compile(String),
@@ -88,7 +85,7 @@ impl Engine {
     }
 
     /// Lowers a validated document to Typst source (for `--emit-typst`).
-    pub fn lower(&self, doc: &Document) -> Result<Lowered, LowerError> {
+    pub fn lower(&self, doc: &Document) -> Lowered {
         lower::lower(doc, &self.config, self.fonts.as_ref())
     }
 
@@ -101,7 +98,7 @@ impl Engine {
     /// Renders a validated document.
     pub fn render(&self, doc: &Document) -> Result<Rendered, RenderError> {
         let now = clock();
-        let lowered = self.lower(doc)?;
+        let lowered = self.lower(doc);
         let sheets = lowered.sheets;
         let profile = doc
             .settings

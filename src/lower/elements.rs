@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
-use super::{Ctx, LowerError};
+use super::Ctx;
 use crate::model::*;
 use crate::style::*;
 use crate::layout::measure::Line;
@@ -28,12 +28,7 @@ struct Placed {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn element(
-        &mut self,
-        path: &str,
-        element: &Element,
-        frame: &Frame,
-    ) -> Result<(), LowerError> {
+    pub(crate) fn element(&mut self, element: &Element, frame: &Frame) {
         let (placed, link) = match element {
             Element::Text(t) => (
                 self.text(t, frame),
@@ -47,7 +42,7 @@ impl Ctx<'_> {
             Element::Polygon(p) => (self.polygon(p, frame), p.link.as_ref()),
             Element::Line(l) => (self.line(l, frame, l.link.is_some()), l.link.as_ref()),
             Element::Image(i) => (self.image(i, frame), i.link.as_ref()),
-            Element::Barcode(b) => (self.barcode(path, b, frame)?, b.link.as_ref()),
+            Element::Barcode(b) => (self.barcode(b, frame), b.spec.link.as_ref()),
             Element::Link(l) => {
                 let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
                 let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
@@ -66,13 +61,12 @@ impl Ctx<'_> {
                     },
                     Some(&spec),
                 );
-                return Ok(());
+                return;
             }
             // Flow elements are drawn piece by piece, sheet by sheet (`Ctx::body`).
-            Element::Table(_) | Element::Stack(_) => return Ok(()),
+            Element::Table(_) | Element::Stack(_) => return,
         };
         self.emit(placed, link);
-        Ok(())
     }
 
     /// Places `body` with its top left at (x, y), inside `link` when given.
@@ -499,23 +493,16 @@ impl Ctx<'_> {
         }
     }
 
-    fn barcode(
-        &mut self,
-        path: &str,
-        b: &BarcodeElement,
-        frame: &Frame,
-    ) -> Result<Placed, LowerError> {
-        let body = super::barcode::draw(self, b).map_err(|message| LowerError::Unsupported {
-            path: path.into(),
-            message,
-        })?;
-        let (bw, _) = rotated_size(b.width, b.height, b.rotation);
-        Ok(Placed {
-            x: resolve_x(b.x, b.x_anchor.as_ref(), bw, frame),
-            y: frame.origin.1 + b.y,
-            body: rotate(body, b.rotation),
+    fn barcode(&mut self, b: &Barcode, frame: &Frame) -> Placed {
+        let spec = &b.spec;
+        let body = super::barcode::draw(self, b);
+        let (bw, _) = rotated_size(spec.width, spec.height, spec.rotation);
+        Placed {
+            x: resolve_x(spec.x, spec.x_anchor.as_ref(), bw, frame),
+            y: frame.origin.1 + spec.y,
+            body: rotate(body, spec.rotation),
             unbounded: false,
-        })
+        }
     }
 }
 

@@ -31,13 +31,6 @@ pub struct Lowered {
     pub sheets: usize,
 }
 
-/// Why a valid document still cannot be lowered.
-#[derive(Debug, thiserror::Error)]
-pub enum LowerError {
-    #[error("{path}: {message}")]
-    Unsupported { path: String, message: String },
-}
-
 /// Splits `de-CH` into Typst's `lang` and `region`; `None` when it is no language code.
 pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
     let mut parts = code.split(['-', '_']);
@@ -77,7 +70,7 @@ pub fn lower(
     doc: &Document,
     config: &RuntimeConfig,
     fonts: &dyn FontCatalog,
-) -> Result<Lowered, LowerError> {
+) -> Lowered {
     let mut first_sheet = Vec::with_capacity(doc.pages.len());
     let mut next = 1;
     for page in &doc.pages {
@@ -106,16 +99,16 @@ pub fn lower(
                 typst::mm(page.width),
                 typst::mm(page.height)
             );
-            ctx.sections(page.width, page.height)?;
-            ctx.body(i, page, sheet)?;
+            ctx.sections(page.width, page.height);
+            ctx.body(page, sheet);
             ctx.out.push_str("})\n");
         }
     }
-    Ok(Lowered {
+    Lowered {
         source: ctx.out,
         images: ctx.images,
         sheets: total_sheets,
-    })
+    }
 }
 
 impl Ctx<'_> {
@@ -155,45 +148,37 @@ impl Ctx<'_> {
     }
 
     /// Header and footer of the current sheet, beneath the body.
-    fn sections(&mut self, page_width: f64, page_height: f64) -> Result<(), LowerError> {
+    fn sections(&mut self, page_width: f64, page_height: f64) {
         let doc = self.doc;
         if let Some(h) = &doc.header {
             let frame = Frame::section(page_width, Zone::Header);
-            self.elements("header.elements", &h.elements, &frame)?;
+            self.elements(&h.elements, &frame);
         }
         if let Some(f) = &doc.footer {
             let frame = Frame {
                 origin: (0.0, page_height - f.height),
                 ..Frame::section(page_width, Zone::Footer)
             };
-            self.elements("footer.elements", &f.elements, &frame)?;
+            self.elements(&f.elements, &frame);
         }
-        Ok(())
     }
 
     /// Emits elements in ascending `z_index`, ties in array order.
-    pub(crate) fn elements(
-        &mut self,
-        path: &str,
-        elements: &[Element],
-        frame: &Frame,
-    ) -> Result<(), LowerError> {
+    pub(crate) fn elements(&mut self, elements: &[Element], frame: &Frame) {
         let mut order: Vec<usize> = (0..elements.len()).collect();
         order.sort_by_key(|&i| elements[i].z_index());
         for i in order {
-            self.element(&format!("{path}[{i}]"), &elements[i], frame)?;
+            self.element(&elements[i], frame);
         }
-        Ok(())
     }
 
     /// The body of one sheet of a request page: on the first sheet every
     /// element, on continuation sheets only what the flow put there.
-    fn body(&mut self, index: usize, page: &Page, sheet: usize) -> Result<(), LowerError> {
+    fn body(&mut self, page: &Page, sheet: usize) {
         let frame = Frame::body(page);
         let mut order: Vec<usize> = (0..page.elements.len()).collect();
         order.sort_by_key(|&i| page.elements[i].z_index());
         for i in order {
-            let path = format!("pages[{index}].elements[{i}]");
             match &page.elements[i] {
                 Element::Table(_) | Element::Stack(_) => {
                     for piece in page
@@ -202,24 +187,22 @@ impl Ctx<'_> {
                         .iter()
                         .filter(|p| p.sheet == sheet && p.element == i)
                     {
-                        self.piece(&path, &page.elements[i], &piece.kind, page, &frame)?;
+                        self.piece(&page.elements[i], &piece.kind, page, &frame);
                     }
                 }
-                element if sheet == 0 => self.element(&path, element, &frame)?,
+                element if sheet == 0 => self.element(element, &frame),
                 _ => {}
             }
         }
-        Ok(())
     }
 
     fn piece(
         &mut self,
-        path: &str,
         element: &Element,
         kind: &PieceKind,
         page: &Page,
         frame: &Frame,
-    ) -> Result<(), LowerError> {
+    ) {
         match kind {
             PieceKind::Table {
                 table,
@@ -228,11 +211,10 @@ impl Ctx<'_> {
                 top,
             } => {
                 self.table_piece(table, *header, rows.clone(), *top, page.width);
-                Ok(())
             }
             PieceKind::Block { block, top } => {
                 let Element::Stack(stack) = element else {
-                    return Ok(());
+                    return;
                 };
                 let table = &stack.table;
                 let left = frame.origin.0 + table.x;
@@ -243,11 +225,7 @@ impl Ctx<'_> {
                     zone: Zone::Block,
                     ..*frame
                 };
-                self.elements(
-                    &format!("{path}.children[{}].elements", block + 1),
-                    &stack.blocks[*block],
-                    &block_frame,
-                )
+                self.elements(&stack.blocks[*block], &block_frame);
             }
         }
     }

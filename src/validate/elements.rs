@@ -28,7 +28,10 @@ impl Validator<'_> {
         }
         let element = match kind.as_str() {
             "text" => Element::Text(self.parse(path, &object)?),
-            "barcode" => Element::Barcode(self.parse(path, &object)?),
+            "barcode" => {
+                let spec = self.parse(path, &object)?;
+                Element::Barcode(Box::new(self.barcode(path, spec, frame)?))
+            }
             "line" => Element::Line(self.parse(path, &object)?),
             "rect" => Element::Rect(self.parse(path, &object)?),
             "circle" => Element::Circle(self.parse(path, &object)?),
@@ -117,7 +120,8 @@ impl Validator<'_> {
     fn element_rules(&mut self, path: &str, element: &Element, frame: &Frame) {
         match element {
             Element::Text(t) => self.text_rules(path, t, frame),
-            Element::Barcode(b) => self.barcode_rules(path, b, frame),
+            // Checked while it was encoded and fitted (validate::barcode).
+            Element::Barcode(_) => {}
             Element::Line(l) => {
                 for (f, v) in [("x1", l.x1), ("y1", l.y1), ("x2", l.x2), ("y2", l.y2)] {
                     self.coordinate(&format!("{path}.{f}"), v);
@@ -411,54 +415,6 @@ impl Validator<'_> {
         }
     }
 
-    fn barcode_rules(&mut self, path: &str, b: &BarcodeElement, frame: &Frame) {
-        self.x_rules(path, b.x, b.x_anchor.as_ref(), frame);
-        self.coordinate(&format!("{path}.y"), b.y);
-        self.positive(&format!("{path}.width"), b.width);
-        self.positive(&format!("{path}.height"), b.height);
-        self.rotation_rules(path, b.rotation);
-        self.text_chars += b.content.chars().count();
-        if let Some(o) = &b.options {
-            if let Some(q) = o.quiet_zone {
-                self.non_negative(&format!("{path}.options.quiet_zone"), q);
-            }
-            if let Some(w) = o.bar_width {
-                self.positive(&format!("{path}.options.bar_width"), w);
-            }
-            if let Some(c) = &o.color {
-                self.colour(&format!("{path}.options.color"), c);
-            }
-            if let Some(c) = &o.background_color {
-                self.colour(&format!("{path}.options.background_color"), c);
-            }
-        }
-        if let Some(style) = b.hrt.as_ref().and_then(|h| h.style.as_ref()) {
-            self.text_style_values(&format!("{path}.hrt.style"), style);
-        }
-        // Human-readable text is drawn under bars shortened for it; a 2-D
-        // symbol has no bars to shorten, and the text would cover modules.
-        if b.hrt.as_ref().is_some_and(|h| h.enabled == Some(true))
-            && b.format
-                .parse::<crate::barcode::Symbology>()
-                .is_ok_and(|s| !s.is_linear())
-        {
-            self.push(
-                format!("{path}.hrt"),
-                format!(
-                    "human-readable text is for 1-D symbols; `{}` is 2-D (print the text as a text element)",
-                    b.format
-                ),
-            );
-        }
-        if let Err(e) = crate::lower::barcode::check(b, &self.settings, &self.env.config) {
-            self.push(
-                e.0.map_or_else(|| format!("{path}.content"), |f| format!("{path}.{f}")),
-                e.1,
-            );
-        }
-        self.link_rules(&format!("{path}.link"), b.link.as_ref());
-    }
-
     /// `x` and `x_anchor`: exactly one, and anchors only where their reference exists.
     pub(crate) fn x_rules(
         &mut self,
@@ -490,7 +446,7 @@ impl Validator<'_> {
         }
     }
 
-    fn rotation_rules(&mut self, path: &str, rotation: Option<f64>) {
+    pub(crate) fn rotation_rules(&mut self, path: &str, rotation: Option<f64>) {
         if let Some(r) = rotation {
             if ![0.0, 90.0, 180.0, 270.0].contains(&r) {
                 self.push(format!("{path}.rotation"), "must be 0, 90, 180 or 270");

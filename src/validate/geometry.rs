@@ -148,7 +148,10 @@ pub fn element_bounds(
             let (w, h) = text_box_size(t, settings, sys, fonts);
             boxed(t.x, t.x_anchor.as_ref(), t.y, w, h, t.rotation)
         }
-        Element::Barcode(b) => boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation),
+        Element::Barcode(b) => {
+            let b = &b.spec;
+            boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation)
+        }
         Element::Rect(r) => boxed(r.x, r.x_anchor.as_ref(), r.y, r.width, r.height, r.rotation),
         Element::Image(i) => boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation),
         Element::Link(l) => boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None),

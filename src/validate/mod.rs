@@ -4,6 +4,7 @@
 //! Elements are parsed one by one so a broken element does not hide the
 //! errors of the others.
 
+mod barcode;
 mod elements;
 mod flow;
 mod geometry;
@@ -15,6 +16,7 @@ mod text;
 pub use self::geometry::{
     element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone, PT_MM,
 };
+pub use self::barcode::hrt_runs;
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use self::text::{parse_rich_text, Run};

@@ -82,7 +82,6 @@ impl Answer {
                 Answer::Invalid(violations.clone())
             }
             Err(RenderError::Compile(message)) => Answer::Failed(message.clone()),
-            Err(other) => Answer::Failed(other.to_string()),
         }
     }
 

@@ -1,0 +1,245 @@
+//! A document's barcode: its options read from the element, and its symbol
+//! fitted into the element's box in mm. Validation calls these once and keeps
+//! the result in the validated element, so the lowering draws what was
+//! checked and cannot fail.
+
+use serde_json::{Map, Value};
+
+use super::vector::{bearer_extent, vectorize, Vector};
+use super::{maxi, parameters_of, Options, Symbol, Symbology};
+
+/// Why a barcode element cannot be drawn: the field at fault (relative to the
+/// element, `None` for its content) and a message.
+pub type FitError = (Option<String>, String);
+
+/// The symbology-specific options of a barcode element (`options` beside
+/// `quiet_zone`, `bar_width` and the colours) as the service's [`Options`].
+pub fn element_options(
+    symbology: Symbology,
+    extra: Option<&Map<String, Value>>,
+) -> Result<Options, FitError> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (key, value) in extra.into_iter().flatten() {
+        if !parameters_of(symbology).contains(&key.as_str()) {
+            return Err((
+                Some(format!("options.{key}")),
+                format!(
+                    "`{key}` is not an option of {}; the element sets size, margins and colours itself",
+                    symbology.name()
+                ),
+            ));
+        }
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(v) => v.to_string(),
+            _ => {
+                return Err((
+                    Some(format!("options.{key}")),
+                    "must be a string, number or boolean".into(),
+                ))
+            }
+        };
+        pairs.push((key.clone(), text));
+    }
+    Options::from_pairs(
+        symbology,
+        pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )
+    .map_err(|e| (Some("options".into()), e.to_string()))
+}
+
+/// The element's box and what constrains the symbol in it (mm).
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub width: f64,
+    pub height: f64,
+    /// Light margin kept on every side inside the box.
+    pub quiet_zone: f64,
+    /// The module size asked for (`options.bar_width`).
+    pub module: Option<f64>,
+    /// Printer resolution: modules are whole dots.
+    pub dpi: Option<f64>,
+    /// Height kept under 1-D bars for the human-readable text.
+    pub text_height: f64,
+    /// Thinnest module allowed (`limits.barcode_module_min_mm`).
+    pub min_module: f64,
+}
+
+/// Where the symbol's geometry lands in the box: `vector` (module units)
+/// scaled by `module` with its top left at (`x`, `y`), all mm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fitted {
+    pub vector: Vector,
+    pub module: f64,
+    pub x: f64,
+    pub y: f64,
+    /// Where the human-readable text starts below the box top (1-D).
+    pub text_top: f64,
+}
+
+/// Fits the symbol into the box: quiet zones inside it, the module size from
+/// `bar_width` or the box, centred; 1-D bars (and their bearer bars) fill the
+/// height above the text. An error names the field at fault when the
+/// symbol does not fit or its modules would be thinner than the minimum.
+pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, FitError> {
+    let Frame {
+        width: w,
+        height: h,
+        quiet_zone: quiet,
+        ..
+    } = *frame;
+    let field = Some(if frame.module.is_some() { "options.bar_width" } else { "width" }.to_string());
+    let (inner_w, inner_h) = (w - 2.0 * quiet, h - 2.0 * quiet);
+    let (bearer_quiet, top, bottom) = bearer_extent(options);
+    let (mw, mh) = match symbol {
+        Symbol::Linear { bars } => (bars.len() as f64 + 2.0 * bearer_quiet, 0.0),
+        Symbol::Matrix { .. } => (
+            symbol.width_modules() as f64,
+            symbol.height_modules().unwrap_or(1) as f64,
+        ),
+        Symbol::Maxi { .. } => (maxi::WIDTH, maxi::HEIGHT),
+    };
+    let fits = if mh == 0.0 {
+        inner_w / mw
+    } else {
+        (inner_w / mw).min(inner_h / mh)
+    };
+    let module = module_size(frame.module, fits, frame.dpi);
+    let (sw, sh) = (module * mw, module * mh);
+    if sw > inner_w + 1e-6 || sh > inner_h + 1e-6 || module <= 0.0 {
+        return Err((field, format!(
+            "the symbol needs {sw:.2} x {sh:.2} mm ({mw} x {mh} modules of {module:.3} mm) but the box has {inner_w:.2} x {inner_h:.2} mm inside its quiet zones"
+        )));
+    }
+    // Checked before print-dpi snapping, which could round a module up.
+    let unsnapped = frame.module.unwrap_or(fits);
+    if unsnapped < frame.min_module {
+        let min = frame.min_module;
+        return Err((field, match frame.module {
+            Some(_) => format!(
+                "a module of {unsnapped} mm is below the {min} mm minimum (limits.barcode_module_min_mm)"
+            ),
+            None => format!(
+                "the box fits modules of only {unsnapped:.4} mm ({mw} x {mh} modules), below the {min} mm minimum (limits.barcode_module_min_mm)"
+            ),
+        }));
+    }
+    if mh == 0.0 {
+        let text_top = h - frame.text_height;
+        if text_top <= 0.0 {
+            return Err((None, "the human-readable text leaves no height for the bars".into()));
+        }
+        let bars = text_top / module - top - bottom;
+        if bars <= 0.0 {
+            return Err((
+                Some("options.thickness".into()),
+                "the bearer bars leave no height for the bars".into(),
+            ));
+        }
+        return Ok(Fitted {
+            vector: vectorize(symbol, options, bars),
+            module,
+            x: (w - sw) / 2.0,
+            y: 0.0,
+            text_top,
+        });
+    }
+    Ok(Fitted {
+        vector: vectorize(symbol, options, 0.0),
+        module,
+        x: (w - sw) / 2.0,
+        y: (h - sh) / 2.0,
+        text_top: h,
+    })
+}
+
+/// Module size in mm: the requested one, else the largest that fits; snapped
+/// down to whole printer dots when `dpi` is set (never below one dot).
+fn module_size(requested: Option<f64>, fits: f64, dpi: Option<f64>) -> f64 {
+    let m = requested.unwrap_or(fits);
+    match dpi {
+        Some(dpi) => {
+            let dot = 25.4 / dpi;
+            let dots = if requested.is_some() {
+                (m / dot).round()
+            } else {
+                (m / dot).floor()
+            };
+            dots.max(1.0) * dot
+        }
+        None => m,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::barcode::Bearer;
+
+    fn frame(width: f64, height: f64) -> Frame {
+        Frame {
+            width,
+            height,
+            quiet_zone: 0.0,
+            module: None,
+            dpi: None,
+            text_height: 0.0,
+            min_module: 0.1,
+        }
+    }
+
+    fn linear(n: usize) -> Symbol {
+        Symbol::Linear {
+            bars: (0..n).map(|i| i % 2 == 0).collect(),
+        }
+    }
+
+    #[test]
+    fn one_d_bars_fill_the_width_and_the_height_above_the_text() {
+        let f = fit(&linear(50), &Options::default(), &Frame { text_height: 4.0, ..frame(50.0, 20.0) }).unwrap();
+        assert_eq!(f.module, 1.0);
+        assert_eq!(f.text_top, 16.0);
+        assert_eq!(f.vector.height, 16.0);
+    }
+
+    #[test]
+    fn bearer_bars_and_their_light_zones_take_room_in_the_box() {
+        let options = Options {
+            bearer: Some(Bearer::TopBottom),
+            thickness: 2,
+            quiet: 5,
+            ..Options::default()
+        };
+        let f = fit(&linear(40), &options, &frame(50.0, 20.0)).unwrap();
+        assert_eq!(f.module, 1.0, "40 bars and 2 x 5 light modules across 50 mm");
+        assert_eq!(f.vector.height, 20.0);
+        assert!(f.vector.rects.contains(&[0.0, 0.0, 50.0, 2.0]), "top bearer bar");
+        assert!(f.vector.rects.contains(&[0.0, 18.0, 50.0, 2.0]), "bottom bearer bar");
+    }
+
+    #[test]
+    fn bearer_bars_taller_than_the_box_are_an_error_at_thickness() {
+        let options = Options {
+            bearer: Some(Bearer::TopBottom),
+            thickness: 20,
+            quiet: 0,
+            ..Options::default()
+        };
+        let e = fit(&linear(40), &options, &frame(40.0, 30.0)).unwrap_err();
+        assert_eq!(e.0.as_deref(), Some("options.thickness"));
+    }
+
+    #[test]
+    fn modules_snap_down_to_printer_dots() {
+        let f = fit(&linear(30), &Options::default(), &Frame { dpi: Some(203.0), ..frame(10.0, 10.0) }).unwrap();
+        let dots = f.module / (25.4 / 203.0);
+        assert!((dots - dots.round()).abs() < 1e-9 && f.module * 30.0 <= 10.0);
+    }
+
+    #[test]
+    fn a_symbol_too_wide_for_its_requested_module_names_bar_width() {
+        let e = fit(&linear(60), &Options::default(), &Frame { module: Some(1.0), ..frame(50.0, 20.0) }).unwrap_err();
+        assert_eq!(e.0.as_deref(), Some("options.bar_width"));
+    }
+}
