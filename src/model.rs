@@ -317,7 +317,7 @@ pub enum Element {
     Ellipse(EllipseElement),
     Polygon(PolygonElement),
     Link(LinkElement),
-    Image(ImageElement),
+    Image(Box<Image>),
     Table(Box<TableElement>),
     Stack(Box<Stack>),
 }
@@ -339,7 +339,7 @@ impl Element {
             Element::Ellipse(e) => e.z_index,
             Element::Polygon(e) => e.z_index,
             Element::Link(e) => e.z_index,
-            Element::Image(e) => e.z_index,
+            Element::Image(e) => e.spec.z_index,
             Element::Table(e) => e.z_index,
             Element::Stack(e) => e.z_index,
         }
@@ -530,9 +530,14 @@ pub struct ImageElement {
     pub z_index: i64,
     pub comment: Option<String>,
     pub link: Option<LinkSpec>,
-    /// The decoded image, filled in by validation.
-    #[serde(skip)]
-    pub loaded: std::sync::OnceLock<std::sync::Arc<crate::validate::LoadedImage>>,
+}
+
+/// An image element as validation leaves it: the request and the image
+/// bytes it checked (read from the data URI, base64 or resource folder).
+#[derive(Debug, Clone)]
+pub struct Image {
+    pub spec: ImageElement,
+    pub bytes: std::sync::Arc<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

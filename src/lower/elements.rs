@@ -41,7 +41,7 @@ impl Ctx<'_> {
             Element::Ellipse(e) => (self.ellipse(e, frame), e.link.as_ref()),
             Element::Polygon(p) => (self.polygon(p, frame), p.link.as_ref()),
             Element::Line(l) => (self.line(l, frame, l.link.is_some()), l.link.as_ref()),
-            Element::Image(i) => (self.image(i, frame), i.link.as_ref()),
+            Element::Image(i) => (self.image(i, frame), i.spec.link.as_ref()),
             Element::Barcode(b) => (self.barcode(b, frame), b.spec.link.as_ref()),
             Element::Link(l) => {
                 let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
@@ -462,13 +462,10 @@ impl Ctx<'_> {
         }
     }
 
-    fn image(&mut self, i: &ImageElement, frame: &Frame) -> Placed {
+    fn image(&mut self, image: &Image, frame: &Frame) -> Placed {
+        let i = &image.spec;
         let index = self.images.len();
-        if let Some(loaded) = i.loaded.get() {
-            self.images.push(loaded.bytes.clone());
-        } else {
-            self.images.push(Default::default());
-        }
+        self.images.push(image.bytes.clone());
         let fit = match i.fit.unwrap_or_default() {
             ImageFit::Contain => "contain",
             ImageFit::Cover => "cover",

@@ -38,7 +38,10 @@ impl Validator<'_> {
             "ellipse" => Element::Ellipse(self.parse(path, &object)?),
             "polygon" => Element::Polygon(self.parse(path, &object)?),
             "link" => Element::Link(self.parse(path, &object)?),
-            "image" => Element::Image(self.parse(path, &object)?),
+            "image" => {
+                let spec = self.parse(path, &object)?;
+                Element::Image(Box::new(self.image(path, spec, frame)?))
+            }
             "table" => {
                 if frame.zone != Zone::Body {
                     self.push(
@@ -209,23 +212,8 @@ impl Validator<'_> {
                 };
                 self.link_spec_rules(path, &spec);
             }
-            Element::Image(i) => {
-                self.x_rules(path, i.x, i.x_anchor.as_ref(), frame);
-                self.coordinate(&format!("{path}.y"), i.y);
-                self.positive(&format!("{path}.width"), i.width);
-                self.positive(&format!("{path}.height"), i.height);
-                self.rotation_rules(path, i.rotation);
-                self.image_rules(path, i);
-                if self.profile.is_some_and(|p| p.requires_tags())
-                    && i.alt.as_deref().is_none_or(|a| a.trim().is_empty())
-                {
-                    self.push(
-                        format!("{path}.alt"),
-                        "this profile requires alternative text for images",
-                    );
-                }
-                self.link_rules(&format!("{path}.link"), i.link.as_ref());
-            }
+            // Checked while its data was decoded (Validator::image).
+            Element::Image(_) => {}
             Element::Table(t) => self.table_rules(path, t, frame),
             Element::Stack(_) => {}
         }
@@ -413,6 +401,30 @@ impl Validator<'_> {
                 "must not exceed `font_size`",
             );
         }
+    }
+
+    /// Checks an image element and decodes its data once, kept in the
+    /// validated element; `None` when a violation was recorded.
+    fn image(&mut self, path: &str, i: ImageElement, frame: &Frame) -> Option<Image> {
+        self.x_rules(path, i.x, i.x_anchor.as_ref(), frame);
+        self.coordinate(&format!("{path}.y"), i.y);
+        self.positive(&format!("{path}.width"), i.width);
+        self.positive(&format!("{path}.height"), i.height);
+        self.rotation_rules(path, i.rotation);
+        let loaded = self.image_data(path, &i);
+        if self.profile.is_some_and(|p| p.requires_tags())
+            && i.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+        {
+            self.push(
+                format!("{path}.alt"),
+                "this profile requires alternative text for images",
+            );
+        }
+        self.link_rules(&format!("{path}.link"), i.link.as_ref());
+        Some(Image {
+            bytes: loaded?.bytes,
+            spec: i,
+        })
     }
 
     /// `x` and `x_anchor`: exactly one, and anchors only where their reference exists.

@@ -153,7 +153,10 @@ pub fn element_bounds(
             boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation)
         }
         Element::Rect(r) => boxed(r.x, r.x_anchor.as_ref(), r.y, r.width, r.height, r.rotation),
-        Element::Image(i) => boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation),
+        Element::Image(i) => {
+            let i = &i.spec;
+            boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation)
+        }
         Element::Link(l) => boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None),
         Element::Line(l) => {
             let (x0, x1) = (l.x1.min(l.x2), l.x1.max(l.x2));

@@ -169,36 +169,43 @@ fn renderer_agrees(kind: ImageKind, bytes: &[u8]) -> Result<(), ImageError> {
 }
 
 impl Validator<'_> {
-    pub(crate) fn image_rules(&mut self, path: &str, image: &ImageElement) {
+    /// Reads, sniffs and decodes an image element's data; `None` when a
+    /// violation was recorded.
+    pub(crate) fn image_data(&mut self, path: &str, image: &ImageElement) -> Option<LoadedImage> {
         let limits = &self.env.config.limits;
         let bytes = match source::data_bytes(&image.data, limits.image_bytes, self.env.resources) {
             Ok(b) => b,
-            Err(message) => return self.push(format!("{path}.data"), message),
+            Err(message) => {
+                self.push(format!("{path}.data"), message);
+                return None;
+            }
         };
         let Some(kind) = ImageKind::sniff(&bytes) else {
-            return self.push(
+            self.push(
                 format!("{path}.data"),
                 ImageError::UnknownFormat.to_string(),
             );
+            return None;
         };
         if let Some(format) = &image.format {
             if !["png", "jpg", "jpeg", "gif", "webp", "svg"]
                 .contains(&format.to_ascii_lowercase().as_str())
             {
-                return self.push(
+                self.push(
                     format!("{path}.format"),
                     "must be png, jpg, jpeg, gif, webp or svg",
                 );
+                return None;
             }
             if !kind.matches(format) {
-                return self.push(
+                self.push(
                     format!("{path}.format"),
                     format!("says `{format}` but the data is {kind:?}"),
                 );
+                return None;
             }
         }
         match inspect(kind, bytes, limits) {
-            // Validation hands the checked image to the lowering step through the element.
             Ok(loaded) => {
                 self.count_decoded(path, &loaded);
                 if loaded.transparent && self.profile.is_some_and(|p| p.forbids_transparency()) {
@@ -209,9 +216,12 @@ impl Validator<'_> {
                          flatten it onto an opaque background, or choose pdfa-2b or later",
                     );
                 }
-                let _ = image.loaded.set(Arc::new(loaded));
+                Some(loaded)
             }
-            Err(e) => self.push(format!("{path}.data"), e.to_string()),
+            Err(e) => {
+                self.push(format!("{path}.data"), e.to_string());
+                None
+            }
         }
     }
 
