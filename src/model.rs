@@ -318,7 +318,7 @@ pub enum Element {
     Polygon(PolygonElement),
     Link(LinkElement),
     Image(Box<Image>),
-    Table(Box<TableElement>),
+    Table(Box<Table>),
     Stack(Box<Stack>),
 }
 
@@ -340,7 +340,7 @@ impl Element {
             Element::Polygon(e) => e.z_index,
             Element::Link(e) => e.z_index,
             Element::Image(e) => e.spec.z_index,
-            Element::Table(e) => e.z_index,
+            Element::Table(e) => e.spec.z_index,
             Element::Stack(e) => e.z_index,
         }
     }
@@ -570,6 +570,28 @@ pub struct TableElement {
     pub pagination: Option<TablePaginationConfig>,
 }
 
+/// A table as validation leaves it: the request without its `rows`, and
+/// the rows read once into a typed grid.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub spec: TableElement,
+    /// Row by row, one entry per column in column order; `None` where the
+    /// row gives the column no value or a span covers the cell.
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+/// A body cell as validation read it: its text (strings as given, numbers
+/// and booleans as written, null empty) and, for a cell object, its own
+/// style, link and spans.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub text: String,
+    pub style: Option<Box<TableCellStyle>>,
+    pub link: Option<Box<LinkSpec>>,
+    pub row_span: usize,
+    pub col_span: usize,
+}
+
 /// Fields older table payloads used; named in the error that refuses them.
 pub const DEPRECATED_TABLE_FIELDS: &[&str] = &[
     "data",
@@ -728,7 +750,7 @@ pub struct RawBlock {
 #[derive(Debug, Clone)]
 pub struct Stack {
     pub gap: f64,
-    pub table: TableElement,
+    pub table: Table,
     pub blocks: Vec<Vec<Element>>,
     /// Height of each block in mm (its lowest child's bottom).
     pub block_heights: Vec<f64>,

@@ -15,7 +15,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
 
 use super::measure::{break_lines, Line};
 use super::text::{fit_text, Measurer};
@@ -161,10 +160,12 @@ struct CellStyle {
 
 /// Lays a (validated) table out; `left` is its page x in mm.
 pub fn lay_out(
-    t: &TableElement,
+    table: &Table,
     left: f64,
     env: &TableEnv,
 ) -> Result<TableLayout, Vec<TableError>> {
+    let t = &table.spec;
+    let rows = table.cells.len();
     let mut errors = Vec::new();
     let header_cfg = t.header.clone().unwrap_or_default();
     let show_header = header_cfg.show.unwrap_or(true);
@@ -239,34 +240,21 @@ pub fn lay_out(
     let row_header_zone = t.row_header.as_ref().and_then(|b| b.cell.as_ref());
     let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.as_ref());
     let mut covered: HashMap<(usize, usize), ()> = HashMap::new();
-    let mut body = Vec::with_capacity(t.rows.len() * t.columns.len());
-    for (r, row) in t.rows.iter().enumerate() {
+    let mut body = Vec::with_capacity(rows * t.columns.len());
+    for (r, row) in table.cells.iter().enumerate() {
         for (c, column) in t.columns.iter().enumerate() {
             if covered.contains_key(&(r, c)) {
                 continue;
             }
-            let value = row.get(&column.key);
-            let (text, style, link, rs, cs) = match value {
-                Some(Value::Object(_)) => {
-                    let cell: ComplexCell = serde_json::from_value(
-                        value.cloned().unwrap_or(Value::Null),
-                    )
-                    .unwrap_or(ComplexCell {
-                        value: None,
-                        row_span: None,
-                        col_span: None,
-                        style: None,
-                        link: None,
-                    });
-                    (
-                        simple_text(cell.value.as_ref()),
-                        cell.style,
-                        cell.link,
-                        cell.row_span.unwrap_or(1).max(1) as usize,
-                        cell.col_span.unwrap_or(1).max(1) as usize,
-                    )
-                }
-                other => (simple_text(other), None, None, 1, 1),
+            let (text, style, link, rs, cs) = match &row[c] {
+                Some(cell) => (
+                    cell.text.clone(),
+                    cell.style.as_deref().cloned(),
+                    cell.link.as_deref().cloned(),
+                    cell.row_span,
+                    cell.col_span,
+                ),
+                None => (String::new(), None, None, 1, 1),
             };
             for rr in r..r + rs {
                 for cc in c..c + cs {
@@ -382,11 +370,11 @@ pub fn lay_out(
         pagination.header_min_height.unwrap_or(0.0),
     );
     let body_heights = row_heights(
-        t.rows.len(),
+        rows,
         &body_cells,
         pagination.row_min_height.unwrap_or(0.0),
     );
-    let mut body_row_cells = vec![0..0; t.rows.len()];
+    let mut body_row_cells = vec![0..0; rows];
     let mut start = 0;
     for (r, range) in body_row_cells.iter_mut().enumerate() {
         let end = start
@@ -439,17 +427,6 @@ fn layers<'t>(list: &[(u8, Option<&'t TableCellStyle>)]) -> Vec<(u8, &'t TableCe
     list.iter()
         .filter_map(|(level, s)| s.map(|s| (*level, s)))
         .collect()
-}
-
-/// null is empty, booleans are `true`/`false`, numbers as given.
-fn simple_text(value: Option<&Value>) -> String {
-    match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(other) => other.to_string(),
-    }
 }
 
 fn resolve_side(side: Option<&StrokeOrOff>, env: &TableEnv) -> Option<ResolvedStroke> {

@@ -216,7 +216,7 @@ impl Ctx<'_> {
                 let Element::Stack(stack) = element else {
                     return;
                 };
-                let table = &stack.table;
+                let table = &stack.table.spec;
                 let left = frame.origin.0 + table.x;
                 let width = crate::validate::table_width(table).unwrap_or(0.0);
                 let block_frame = Frame {

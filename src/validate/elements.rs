@@ -51,7 +51,8 @@ impl Validator<'_> {
                     return None;
                 }
                 self.refuse_deprecated_table_fields(path, &object)?;
-                Element::Table(Box::new(self.parse(path, &object)?))
+                let spec = self.parse(path, &object)?;
+                Element::Table(Box::new(self.table(path, spec, frame)))
             }
             "stack" => {
                 if frame.zone != Zone::Body {
@@ -214,7 +215,8 @@ impl Validator<'_> {
             }
             // Checked while its data was decoded (Validator::image).
             Element::Image(_) => {}
-            Element::Table(t) => self.table_rules(path, t, frame),
+            // Checked while its rows were read (Validator::table).
+            Element::Table(_) => {}
             Element::Stack(_) => {}
         }
         self.content_box_rules(path, element, frame);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Frame, Validator};
 use crate::layout::{self, FlowItem, SheetGeometry, Sheets, TableEnv};
-use crate::model::{Element, Page, TableElement};
+use crate::model::{Element, Page, Table};
 
 impl Validator<'_> {
     /// Lays out the tables and stacks of a valid page and spreads them over sheets.
@@ -48,7 +48,7 @@ impl Validator<'_> {
             };
             items.push(FlowItem {
                 element: i,
-                y: frame.origin.1 + table.y,
+                y: frame.origin.1 + table.spec.y,
                 table: Arc::new(laid),
                 gap,
                 blocks,
@@ -75,7 +75,7 @@ impl Validator<'_> {
     fn table_layout(
         &mut self,
         path: &str,
-        t: &TableElement,
+        t: &Table,
         frame: &Frame,
     ) -> Option<layout::TableLayout> {
         let env = TableEnv {
@@ -83,7 +83,7 @@ impl Validator<'_> {
             sys: &self.env.config.defaults,
             settings: &self.settings,
         };
-        match layout::lay_out(t, frame.origin.0 + t.x, &env) {
+        match layout::lay_out(t, frame.origin.0 + t.spec.x, &env) {
             Ok(laid) => Some(laid),
             Err(errors) => {
                 for e in errors {

@@ -8,7 +8,15 @@ use super::{element_bounds, Frame, Validator, Zone};
 use crate::model::*;
 
 impl Validator<'_> {
-    pub(crate) fn table_rules(&mut self, path: &str, t: &TableElement, frame: &Frame) {
+    /// Checks a table and reads its rows into the typed grid of the
+    /// validated table (its `rows` are not kept).
+    pub(crate) fn table(&mut self, path: &str, mut t: TableElement, frame: &Frame) -> Table {
+        let cells = self.table_rules(path, &t, frame);
+        t.rows = Vec::new();
+        Table { spec: t, cells }
+    }
+
+    fn table_rules(&mut self, path: &str, t: &TableElement, frame: &Frame) -> Vec<Vec<Option<Cell>>> {
         self.coordinate(&format!("{path}.x"), t.x);
         self.coordinate(&format!("{path}.y"), t.y);
         if let Some(w) = t.width {
@@ -16,7 +24,7 @@ impl Validator<'_> {
         }
         self.table_cells += t.rows.len().saturating_mul(t.columns.len().max(1));
         self.columns_rules(path, t);
-        self.rows_rules(path, t);
+        let cells = self.rows_rules(path, t);
         self.header_rules(path, t);
         for (name, style) in [
             ("cell", t.cell.as_ref()),
@@ -60,6 +68,7 @@ impl Validator<'_> {
                 self.push(path.to_string(), format!("the table ({left:.2} to {:.2} mm) exceeds the content box ({:.2} to {:.2} mm)", left + width, content.x, content.right()));
             }
         }
+        cells
     }
 
     fn columns_rules(&mut self, path: &str, t: &TableElement) {
@@ -144,7 +153,9 @@ impl Validator<'_> {
         }
     }
 
-    fn rows_rules(&mut self, path: &str, t: &TableElement) {
+    /// The rows' rules, and the rows as cells in column order.
+    fn rows_rules(&mut self, path: &str, t: &TableElement) -> Vec<Vec<Option<Cell>>> {
+        let mut cells: Vec<Vec<Option<Cell>>> = Vec::with_capacity(t.rows.len());
         let index: HashMap<&str, usize> = t
             .columns
             .iter()
@@ -160,6 +171,7 @@ impl Validator<'_> {
             .and_then(|p| p.keep_spans_together)
             .unwrap_or(true);
         for (r, row) in t.rows.iter().enumerate() {
+            let mut line: Vec<Option<Cell>> = vec![None; ncols];
             for (key, value) in row {
                 let Some(&c) = index.get(key.as_str()) else {
                     self.push(
@@ -174,6 +186,7 @@ impl Validator<'_> {
                     Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)
                 );
                 if simple && (covered.is_empty() || !covered.contains_key(&(r, c))) {
+                    line[c] = Some(Cell::simple(value));
                     continue;
                 }
                 let cpath = format!("{path}.rows[{r}].{key}");
@@ -183,8 +196,10 @@ impl Validator<'_> {
                         format!("this cell is covered by the span of {owner}"),
                     );
                 }
-                let (row_span, col_span) = match value {
-                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => (1, 1),
+                let (row_span, col_span, cell) = match value {
+                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+                        (1, 1, Cell::simple(value))
+                    }
                     Value::Array(_) => {
                         self.push(
                             cpath,
@@ -206,7 +221,16 @@ impl Validator<'_> {
                             self.cell_style_rules(&format!("{cpath}.style"), s);
                         }
                         self.link_rules(&format!("{cpath}.link"), cell.link.as_ref());
-                        (cell.row_span.unwrap_or(1), cell.col_span.unwrap_or(1))
+                        let (row_span, col_span) =
+                            (cell.row_span.unwrap_or(1), cell.col_span.unwrap_or(1));
+                        let typed = Cell {
+                            text: cell_text(cell.value.as_ref()),
+                            style: cell.style.map(Box::new),
+                            link: cell.link.map(Box::new),
+                            row_span: row_span.max(1) as usize,
+                            col_span: col_span.max(1) as usize,
+                        };
+                        (row_span, col_span, typed)
                     }
                 };
                 if row_span < 1 {
@@ -264,8 +288,11 @@ impl Validator<'_> {
                         }
                     }
                 }
+                line[c] = Some(cell);
             }
+            cells.push(line);
         }
+        cells
     }
 
     fn header_rules(&mut self, path: &str, t: &TableElement) {
@@ -372,8 +399,8 @@ impl Validator<'_> {
             );
             return None;
         };
-        let table_left = frame.origin.0 + table.x;
-        let table_edges = table_width(&table).map(|w| (table_left, table_left + w));
+        let table_left = frame.origin.0 + table.spec.x;
+        let table_edges = table_width(&table.spec).map(|w| (table_left, table_left + w));
         let block_frame = Frame {
             table: table_edges,
             zone: Zone::Block,
@@ -435,6 +462,31 @@ impl Validator<'_> {
             block_heights,
             z_index: raw.z_index,
         })
+    }
+}
+
+impl Cell {
+    /// A cell given as a bare string, number, boolean or null.
+    fn simple(value: &Value) -> Cell {
+        Cell {
+            text: cell_text(Some(value)),
+            style: None,
+            link: None,
+            row_span: 1,
+            col_span: 1,
+        }
+    }
+}
+
+/// A cell value as text: null is empty, booleans are `true`/`false`,
+/// numbers as written.
+fn cell_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => other.to_string(),
     }
 }
 
