@@ -561,7 +561,8 @@ pub struct TableElement {
     pub comment: Option<String>,
     pub width: Option<f64>,
     pub columns: Vec<TableColumn>,
-    pub rows: Vec<serde_json::Map<String, Value>>,
+    // `rows` (an array of objects keyed by column key) is taken out before
+    // the table is deserialised and read into `Table::cells` by validation.
     pub cell: Option<TableCellStyle>,
     pub header: Option<TableHeaderConfig>,
     pub row_header: Option<TableZoneConfig>,

@@ -129,19 +129,19 @@ struct Pending<'t> {
     col: usize,
     row_span: usize,
     col_span: usize,
-    text: String,
+    text: &'t str,
     /// Table, zone and column styles with their priority level.
     shared: Vec<(u8, &'t TableCellStyle)>,
     /// The complex cell's own `style` (level 4).
-    own: Option<TableCellStyle>,
+    own: Option<&'t TableCellStyle>,
     alternate: Option<&'t FillStyle>,
-    link: Option<LinkSpec>,
+    link: Option<&'t LinkSpec>,
 }
 
 impl Pending<'_> {
     fn layers(&self) -> Vec<(u8, &TableCellStyle)> {
         let mut layers = self.shared.clone();
-        if let Some(own) = &self.own {
+        if let Some(own) = self.own {
             layers.push((4, own));
         }
         layers
@@ -167,8 +167,7 @@ pub fn lay_out(
     let t = &table.spec;
     let rows = table.cells.len();
     let mut errors = Vec::new();
-    let header_cfg = t.header.clone().unwrap_or_default();
-    let show_header = header_cfg.show.unwrap_or(true);
+    let show_header = t.header.as_ref().and_then(|h| h.show).unwrap_or(true);
     let header_cell = t.header.as_ref().and_then(|h| h.cell.as_ref());
 
     // Header cells: grouped rows, then the leaf row of column headers.
@@ -176,7 +175,11 @@ pub fn lay_out(
     let mut header_rows = 0;
     if show_header {
         let ncols = t.columns.len();
-        let grouped = header_cfg.rows.clone().unwrap_or_default();
+        let grouped: &[TableHeaderRow] = t
+            .header
+            .as_ref()
+            .and_then(|h| h.rows.as_deref())
+            .unwrap_or_default();
         let mut taken: HashMap<(usize, usize), ()> = HashMap::new();
         for (r, row) in grouped.iter().enumerate() {
             let mut col = 0;
@@ -203,7 +206,7 @@ pub fn lay_out(
                     col,
                     row_span: rs,
                     col_span: cs,
-                    text: cell.content.clone(),
+                    text: &cell.content,
                     shared: layers(&[(1, t.cell.as_ref()), (2, header_cell)]),
                     own: None,
                     alternate: None,
@@ -220,7 +223,7 @@ pub fn lay_out(
                     col: c,
                     row_span: 1,
                     col_span: 1,
-                    text: column.header.clone().unwrap_or_default(),
+                    text: column.header.as_deref().unwrap_or_default(),
                     shared: layers(&[
                         (1, t.cell.as_ref()),
                         (2, header_cell),
@@ -248,13 +251,13 @@ pub fn lay_out(
             }
             let (text, style, link, rs, cs) = match &row[c] {
                 Some(cell) => (
-                    cell.text.clone(),
-                    cell.style.as_deref().cloned(),
-                    cell.link.as_deref().cloned(),
+                    cell.text.as_str(),
+                    cell.style.as_deref(),
+                    cell.link.as_deref(),
                     cell.row_span,
                     cell.col_span,
                 ),
-                None => (String::new(), None, None, 1, 1),
+                None => ("", None, None, 1, 1),
             };
             for rr in r..r + rs {
                 for cc in c..c + cs {
@@ -308,7 +311,7 @@ pub fn lay_out(
             .or_insert_with(|| Arc::new(resolve_cell_style(&p.shared, p.alternate, env)))
             .clone()
     };
-    let mut runs_of = |p: &Pending, path: &dyn Fn() -> String| match parse_rich_text(&p.text) {
+    let mut runs_of = |p: &Pending, path: &dyn Fn() -> String| match parse_rich_text(p.text) {
         Ok(runs) => Some(runs),
         Err(message) => {
             errors.push(TableError {
@@ -415,7 +418,11 @@ pub fn lay_out(
         header_cells,
         body_cells,
         body_row_cells,
-        repeat_header: header_cfg.repeat_on_page_break.unwrap_or(true),
+        repeat_header: t
+            .header
+            .as_ref()
+            .and_then(|h| h.repeat_on_page_break)
+            .unwrap_or(true),
         grid,
         group_end,
         stroke_reach,
@@ -611,7 +618,7 @@ fn cell_box(
             padding: cell_style.padding,
             offset: cell_style.offset,
         },
-        link: p.link.clone(),
+        link: p.link.cloned(),
     }
 }
 /// Row heights: the tallest single-row cell (text, padding and a downward
@@ -653,4 +660,105 @@ fn span_groups(cells: &[CellBox], row_cells: &[std::ops::Range<usize>]) -> Vec<u
         start = reach + 1;
     }
     ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RuntimeConfig;
+    use crate::layout::FaceMetrics;
+    use crate::validate::PT_MM;
+    use serde_json::json;
+
+    /// Every character 0.5 em wide, in every family and weight.
+    struct HalfEm;
+
+    impl FontCatalog for HalfEm {
+        fn has_family(&self, _: &str) -> bool {
+            true
+        }
+        fn face(&self, _: &str, _: u16) -> Arc<FaceMetrics> {
+            Arc::new(FaceMetrics::new(0.8, |_| 0.5))
+        }
+    }
+
+    /// A table of `columns` (JSON) whose body rows are these texts, one per column.
+    fn table(columns: serde_json::Value, width: Option<f64>, rows: &[&[&str]]) -> Table {
+        let spec: TableElement = serde_json::from_value(json!({
+            "x": 0, "y": 0, "width": width, "columns": columns, "header": {"show": false}
+        }))
+        .unwrap();
+        let cells = rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|text| {
+                        Some(Cell {
+                            text: text.to_string(),
+                            style: None,
+                            link: None,
+                            row_span: 1,
+                            col_span: 1,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        Table { spec, cells }
+    }
+
+    fn lay(t: &Table) -> TableLayout {
+        let config = RuntimeConfig::default();
+        let settings = Settings::default();
+        let env = TableEnv {
+            fonts: &HalfEm,
+            sys: &config.defaults,
+            settings: &settings,
+        };
+        lay_out(t, 0.0, &env).unwrap()
+    }
+
+    /// One line of 10 pt text at line height 1.2, in mm.
+    const LINE: f64 = 1.2 * 10.0 * PT_MM;
+    /// One character at 10 pt, in mm.
+    const CHAR: f64 = 0.5 * 10.0 * PT_MM;
+
+    #[test]
+    fn a_cell_whose_words_wrap_makes_its_row_taller_by_whole_lines() {
+        // 10 mm less 1 mm padding each side: four 1.76 mm characters fit, nine do not.
+        let columns = json!([{"key": "a", "width": {"mode": "fixed", "value": 10}}]);
+        let laid = lay(&table(columns, None, &[&["a"], &["aaaa bbbb"], &["aaaa bbbb cccc"]]));
+        let [one, two, three] = laid.body_heights[..] else {
+            panic!("{:?}", laid.body_heights)
+        };
+        assert!((one - (LINE + 1.0)).abs() < 1e-9, "one line and 2 x 0.5 mm padding: {one}");
+        assert!((two - one - LINE).abs() < 1e-9, "two lines: {two}");
+        assert!((three - one - 2.0 * LINE).abs() < 1e-9, "three lines: {three}");
+    }
+
+    #[test]
+    fn auto_columns_share_the_rest_in_proportion_to_their_text() {
+        let columns = json!([
+            {"key": "a", "width": {"mode": "fixed", "value": 20}},
+            {"key": "b", "width": {"mode": "auto"}},
+            {"key": "c", "width": {"mode": "auto"}}
+        ]);
+        let laid = lay(&table(columns, Some(100.0), &[&["x", "bb", "cccccc"]]));
+        assert_eq!(laid.widths[0], 20.0);
+        let natural = |chars: f64| chars * CHAR + 2.0;
+        let expected_b = 80.0 * natural(2.0) / (natural(2.0) + natural(6.0));
+        assert!((laid.widths[1] - expected_b).abs() < 1e-9, "{:?}", laid.widths);
+        assert!((laid.widths[1] + laid.widths[2] - 80.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn shrink_to_fit_keeps_a_cell_on_one_line_at_a_smaller_size() {
+        let columns = json!([{"key": "a", "width": {"mode": "fixed", "value": 10},
+            "cell": {"text": {"shrink_to_fit": true, "min_font_size": 2}}}]);
+        let laid = lay(&table(columns, None, &[&["aaaa bbbb"]]));
+        let text = &laid.body_cells[0].text;
+        assert_eq!(text.lines.len(), 1);
+        assert!(text.style.size < 10.0);
+        assert!(text.lines[0].width <= 8.0 + 1e-9);
+    }
 }

@@ -51,8 +51,21 @@ impl Validator<'_> {
                     return None;
                 }
                 self.refuse_deprecated_table_fields(path, &object)?;
+                // Rows are read cell by cell into the table's grid, moved
+                // rather than copied through the table's own deserialisation.
+                let rows = match object.as_object_mut().and_then(|m| m.remove("rows")) {
+                    Some(Value::Array(rows)) => Some(rows),
+                    Some(_) => {
+                        self.push(format!("{path}.rows"), "must be an array of row objects");
+                        None
+                    }
+                    None => {
+                        self.push(format!("{path}.rows"), "missing field `rows`");
+                        None
+                    }
+                };
                 let spec = self.parse(path, &object)?;
-                Element::Table(Box::new(self.table(path, spec, frame)))
+                Element::Table(Box::new(self.table(path, spec, rows?, frame)))
             }
             "stack" => {
                 if frame.zone != Zone::Body {

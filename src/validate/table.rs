@@ -10,21 +10,32 @@ use crate::model::*;
 impl Validator<'_> {
     /// Checks a table and reads its rows into the typed grid of the
     /// validated table (its `rows` are not kept).
-    pub(crate) fn table(&mut self, path: &str, mut t: TableElement, frame: &Frame) -> Table {
-        let cells = self.table_rules(path, &t, frame);
-        t.rows = Vec::new();
-        Table { spec: t, cells }
+    pub(crate) fn table(
+        &mut self,
+        path: &str,
+        spec: TableElement,
+        rows: Vec<Value>,
+        frame: &Frame,
+    ) -> Table {
+        let cells = self.table_rules(path, &spec, rows, frame);
+        Table { spec, cells }
     }
 
-    fn table_rules(&mut self, path: &str, t: &TableElement, frame: &Frame) -> Vec<Vec<Option<Cell>>> {
+    fn table_rules(
+        &mut self,
+        path: &str,
+        t: &TableElement,
+        rows: Vec<Value>,
+        frame: &Frame,
+    ) -> Vec<Vec<Option<Cell>>> {
         self.coordinate(&format!("{path}.x"), t.x);
         self.coordinate(&format!("{path}.y"), t.y);
         if let Some(w) = t.width {
             self.positive(&format!("{path}.width"), w);
         }
-        self.table_cells += t.rows.len().saturating_mul(t.columns.len().max(1));
+        self.table_cells += rows.len().saturating_mul(t.columns.len().max(1));
         self.columns_rules(path, t);
-        let cells = self.rows_rules(path, t);
+        let cells = self.rows_rules(path, t, rows);
         self.header_rules(path, t);
         for (name, style) in [
             ("cell", t.cell.as_ref()),
@@ -153,9 +164,16 @@ impl Validator<'_> {
         }
     }
 
-    /// The rows' rules, and the rows as cells in column order.
-    fn rows_rules(&mut self, path: &str, t: &TableElement) -> Vec<Vec<Option<Cell>>> {
-        let mut cells: Vec<Vec<Option<Cell>>> = Vec::with_capacity(t.rows.len());
+    /// The rows' rules, and the rows as cells in column order (their values
+    /// moved, not copied).
+    fn rows_rules(
+        &mut self,
+        path: &str,
+        t: &TableElement,
+        rows: Vec<Value>,
+    ) -> Vec<Vec<Option<Cell>>> {
+        let nrows = rows.len();
+        let mut cells: Vec<Vec<Option<Cell>>> = Vec::with_capacity(nrows);
         let index: HashMap<&str, usize> = t
             .columns
             .iter()
@@ -170,8 +188,21 @@ impl Validator<'_> {
             .as_ref()
             .and_then(|p| p.keep_spans_together)
             .unwrap_or(true);
-        for (r, row) in t.rows.iter().enumerate() {
+        for (r, row) in rows.into_iter().enumerate() {
             let mut line: Vec<Option<Cell>> = vec![None; ncols];
+            let Value::Object(row) = row else {
+                self.push(
+                    format!("{path}.rows[{r}]"),
+                    "a row must be an object keyed by column key",
+                );
+                cells.push(line);
+                continue;
+            };
+            // Columns this row gives a value, those already reported as
+            // covered, and the column spans its own cells start.
+            let mut given = vec![false; ncols];
+            let mut reported = vec![false; ncols];
+            let mut spans: Vec<(usize, usize, String)> = Vec::new();
             for (key, value) in row {
                 let Some(&c) = index.get(key.as_str()) else {
                     self.push(
@@ -180,6 +211,7 @@ impl Validator<'_> {
                     );
                     continue;
                 };
+                given[c] = true;
                 // The common case, a simple value outside any span, breaks no rule.
                 let simple = matches!(
                     value,
@@ -191,6 +223,7 @@ impl Validator<'_> {
                 }
                 let cpath = format!("{path}.rows[{r}].{key}");
                 if let Some(owner) = covered.get(&(r, c)) {
+                    reported[c] = true;
                     self.push(
                         cpath.clone(),
                         format!("this cell is covered by the span of {owner}"),
@@ -208,7 +241,7 @@ impl Validator<'_> {
                         continue;
                     }
                     Value::Object(_) => {
-                        let Some(cell) = self.parse::<ComplexCell>(&cpath, value) else {
+                        let Some(cell) = self.parse::<ComplexCell>(&cpath, &value) else {
                             continue;
                         };
                         if matches!(cell.value, Some(Value::Array(_) | Value::Object(_))) {
@@ -224,7 +257,7 @@ impl Validator<'_> {
                         let (row_span, col_span) =
                             (cell.row_span.unwrap_or(1), cell.col_span.unwrap_or(1));
                         let typed = Cell {
-                            text: cell_text(cell.value.as_ref()),
+                            text: cell_text(cell.value.unwrap_or(Value::Null)),
                             style: cell.style.map(Box::new),
                             link: cell.link.map(Box::new),
                             row_span: row_span.max(1) as usize,
@@ -242,10 +275,10 @@ impl Validator<'_> {
                     continue;
                 }
                 let (rs, cs) = (row_span as usize, col_span as usize);
-                if r + rs > t.rows.len() {
+                if r + rs > nrows {
                     self.push(
                         format!("{cpath}.row_span"),
-                        format!("spans past the last row ({} rows)", t.rows.len()),
+                        format!("spans past the last row ({nrows} rows)"),
                     );
                     continue;
                 }
@@ -276,19 +309,24 @@ impl Validator<'_> {
                         covered.insert((rr, cc), format!("rows[{r}].{key}"));
                     }
                 }
-                // A later cell of the same row inside this span is reported when reached;
-                // earlier keys of this row were visited before the span was known.
-                for (k2, _) in row {
-                    if let Some(&c2) = index.get(k2.as_str()) {
-                        if c2 > c && c2 < c + cs && !covered.contains_key(&(r, c2)) {
-                            self.push(
-                                format!("{path}.rows[{r}].{k2}"),
-                                format!("this cell is covered by the span of rows[{r}].{key}"),
-                            );
-                        }
-                    }
+                if cs > 1 {
+                    spans.push((c, cs, key));
                 }
                 line[c] = Some(cell);
+            }
+            // A cell of this row inside a span this row starts: keys are
+            // visited in name order, so it may have come before its span.
+            for (c, cs, key) in spans {
+                for c2 in c + 1..c + cs {
+                    if given[c2] && !reported[c2] {
+                        reported[c2] = true;
+                        line[c2] = None;
+                        self.push(
+                            format!("{path}.rows[{r}].{}", t.columns[c2].key),
+                            format!("this cell is covered by the span of rows[{r}].{key}"),
+                        );
+                    }
+                }
             }
             cells.push(line);
         }
@@ -467,9 +505,9 @@ impl Validator<'_> {
 
 impl Cell {
     /// A cell given as a bare string, number, boolean or null.
-    fn simple(value: &Value) -> Cell {
+    fn simple(value: Value) -> Cell {
         Cell {
-            text: cell_text(Some(value)),
+            text: cell_text(value),
             style: None,
             link: None,
             row_span: 1,
@@ -480,13 +518,13 @@ impl Cell {
 
 /// A cell value as text: null is empty, booleans are `true`/`false`,
 /// numbers as written.
-fn cell_text(value: Option<&Value>) -> String {
+fn cell_text(value: Value) -> String {
     match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(other) => other.to_string(),
+        Value::Null => String::new(),
+        Value::String(s) => s,
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        other => other.to_string(),
     }
 }
 

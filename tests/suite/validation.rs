@@ -737,6 +737,31 @@ fn table_rules() {
         "pages[0].elements[0].grid.frame",
         "`false` or a stroke",
     );
+    // A covered cell whose key sorts before the spanning cell's is found too.
+    assert_violation(
+        json!({"pages": [{"size": "a4", "elements": [{"type": "table", "x": 0, "y": 0,
+            "columns": [{"key": "z", "width": {"mode": "fixed", "value": 50}},
+                        {"key": "b", "width": {"mode": "fixed", "value": 50}}],
+            "rows": [{"z": {"value": 1, "col_span": 2}, "b": "x"}]}]}]}),
+        "pages[0].elements[0].rows[0].b",
+        "covered by the span of rows[0].z",
+    );
+    assert_violation(
+        table(json!({"rows": [{"a": "1"}, 7]})),
+        "pages[0].elements[0].rows[1]",
+        "must be an object",
+    );
+    assert_violation(
+        table(json!({"rows": {"a": "1"}})),
+        "pages[0].elements[0].rows",
+        "must be an array",
+    );
+    let mut without_rows = table(json!({}));
+    without_rows["pages"][0]["elements"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("rows");
+    assert_violation(without_rows, "pages[0].elements[0].rows", "missing field `rows`");
 }
 
 #[test]

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A change's cost on the two documents performance goals are measured on:
+# LABEL and INVOICE (2,000 rows) over HTTP, this tree's binary ("after")
+# against an older one ("before"), each round a fresh server of each binary
+# with its own defaults, in alternating order so that both are measured in the
+# same minutes. Prints each round's renders/s and the after/before ratio of
+# the medians, per document.
+#
+# Usage: BEFORE=/path/to/older/labelpress benches/before_after.sh
+#        (BA_ROUNDS, BA_SECONDS, BA_CONCURRENCY override)
+# Needs wrk (Debian package `wrk`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. benches/common.sh
+
+: "${BEFORE:?set BEFORE to the older labelpress binary}"
+ROUNDS=${BA_ROUNDS:-4}
+SECONDS_RUN=${BA_SECONDS:-10}
+CONCURRENCY=${BA_CONCURRENCY:-2}
+TARGET=${CARGO_TARGET_DIR:-target}
+command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
+
+cargo build --profile dev --bin labelpress 2>&1 | tail -1
+AFTER=$TARGET/debug/labelpress
+
+WORK=$(mktemp -d)
+PID=
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+python3 benches/data/gen_requests.py --out "$WORK/docs" label=0 invoice=1 invoice20k=0 >/dev/null
+cp benches/data/label.json "$WORK/docs/label.json"
+mv "$WORK/docs/invoice-00.json" "$WORK/docs/invoice.json"
+
+cat > "$WORK/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+local f = io.open(os.getenv("BODY"), "rb"); wrk.body = f:read("*a"); f:close()
+LUA
+
+# One round of one binary: a fresh server, a token, then per document a 3 s
+# warm-up and the measured run. Prints "<name> <label/s> <invoice/s>".
+round() {
+    local name=$1 binary=$2 data port base token doc rates=""
+    data=$(mktemp -d -p "$WORK")
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    base=http://127.0.0.1:$port
+    RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" --no-system-fonts &
+    PID=$!
+    wait_healthy "$base"
+    token=$(bench_token "$base" "$data/d/admin-token")
+    for doc in label invoice; do
+        TOKEN=$token BODY=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" -d3s -s "$WORK/post.lua" \
+            "$base/api/v1/label" >/dev/null
+        rates="$rates $(TOKEN=$token BODY=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" \
+            -d"${SECONDS_RUN}s" -s "$WORK/post.lua" "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')"
+    done
+    kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
+    echo "$name$rates"
+}
+
+echo "cores: $(nproc); concurrency: $CONCURRENCY; ${SECONDS_RUN}s per document and round; $ROUNDS rounds, alternating"
+: > "$WORK/results"
+for i in $(seq 1 "$ROUNDS"); do
+    if [ $((i % 2)) -eq 1 ]; then order="before after"; else order="after before"; fi
+    for name in $order; do
+        if [ "$name" = before ]; then binary=$BEFORE; else binary=$AFTER; fi
+        line=$(round "$name" "$binary")
+        set -- $line
+        echo "round $i: $1 LABEL $2 renders/s, INVOICE $3 renders/s"
+        echo "$line" >> "$WORK/results"
+    done
+done
+python3 - "$WORK/results" <<'PY'
+import statistics, sys
+rates = {}
+for line in open(sys.argv[1]):
+    name, label, invoice = line.split()
+    rates.setdefault(name, {"LABEL": [], "INVOICE": []})
+    rates[name]["LABEL"].append(float(label))
+    rates[name]["INVOICE"].append(float(invoice))
+for doc in ("LABEL", "INVOICE"):
+    b, a = statistics.median(rates["before"][doc]), statistics.median(rates["after"][doc])
+    print(f"{doc}: median renders/s before {b:.1f}, after {a:.1f}; after/before = {a / b:.3f}")
+PY
