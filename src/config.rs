@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The embedded default family (the engine embeds DejaVu Sans).
+pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
+
 /// Defaults and limits of one running service (or one CLI invocation).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -46,7 +49,7 @@ pub struct StyleDefaults {
 impl Default for StyleDefaults {
     fn default() -> Self {
         Self {
-            font_family: crate::engine::fonts::DEFAULT_FAMILY.to_string(),
+            font_family: DEFAULT_FAMILY.to_string(),
             font_size: 10.0,
             text_color: "#000000".into(),
             line_height: 1.2,

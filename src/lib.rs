@@ -19,6 +19,7 @@ pub mod layout;
 pub mod lower;
 pub mod model;
 pub mod pdf;
+pub mod rich_text;
 pub mod style;
 pub mod validate;
 pub mod verify;

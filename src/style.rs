@@ -238,6 +238,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn language_codes_split_into_lang_and_region() {
+        assert_eq!(
+            split_language("de-ch"),
+            Some(("de".into(), Some("CH".into())))
+        );
+        assert_eq!(split_language("EN"), Some(("en".into(), None)));
+        assert_eq!(split_language("english"), None);
+        assert_eq!(split_language("de-CH-x"), None);
+    }
+
+    #[test]
     fn colours_parse_long_and_short_forms_in_any_case() {
         assert_eq!(Rgb::parse("#1A4fa0"), Some(Rgb(0x1a, 0x4f, 0xa0)));
         assert_eq!(Rgb::parse("#fA0"), Some(Rgb(0xff, 0xaa, 0x00)));
@@ -272,4 +283,24 @@ mod tests {
         };
         assert_eq!(dash_lengths(&dash, 0.5), Some((vec![1.5, 1.0], 0.0)));
     }
+}
+
+/// Splits `de-CH` into Typst's `lang` and `region`; `None` when it is no language code.
+pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
+    let mut parts = code.split(['-', '_']);
+    let lang = parts.next()?;
+    if !(2..=3).contains(&lang.len()) || !lang.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let region = match parts.next() {
+        None => None,
+        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(r.to_ascii_uppercase())
+        }
+        Some(_) => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((lang.to_ascii_lowercase(), region))
 }

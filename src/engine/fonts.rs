@@ -12,8 +12,7 @@ use typst::text::{Font, FontBook, FontInfo};
 use typst::utils::LazyHash;
 use typst_kit::fonts::FontStore;
 
-/// The embedded default family.
-pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
+pub use crate::config::DEFAULT_FAMILY;
 
 /// Where fonts come from besides the embedded family.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -107,7 +106,7 @@ impl Fonts {
     }
 }
 
-impl crate::validate::FontCatalog for Fonts {
+impl crate::layout::FontCatalog for Fonts {
     fn has_family(&self, family: &str) -> bool {
         self.info(family).is_some()
     }

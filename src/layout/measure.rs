@@ -7,7 +7,23 @@
 //! for pagination are the heights printed. Kerning is ignored: it narrows
 //! text slightly, so a line measured to fit always fits.
 
-use crate::validate::Run;
+use crate::rich_text::Run;
+
+/// 1 pt in mm.
+pub const PT_MM: f64 = 25.4 / 72.0;
+
+/// What measuring needs to know about the fonts the engine has (the engine
+/// implements it; tests use fonts of fixed advances).
+pub trait FontCatalog {
+    /// Whether a family with this name (case-insensitive) is available.
+    fn has_family(&self, family: &str) -> bool;
+    /// Metrics of the face Typst picks for this family and weight.
+    fn face(&self, family: &str, weight: u16) -> std::sync::Arc<FaceMetrics>;
+    /// The family's ascender in em, which puts the first baseline below a text box's top.
+    fn ascender(&self, family: &str, weight: u16) -> f64 {
+        self.face(family, weight).ascender
+    }
+}
 
 /// Advance widths and the ascender of one font face (one family and weight).
 pub struct FaceMetrics {

@@ -10,6 +10,6 @@ pub mod table;
 pub mod text;
 
 pub use flow::{paginate, FlowItem, Piece, PieceKind, SheetGeometry, Sheets};
-pub use measure::FaceMetrics;
+pub use measure::{FaceMetrics, FontCatalog, PT_MM};
 pub use table::{lay_out, TableEnv, TableLayout};
 pub use text::{fit_text, FittedText, Measurer};

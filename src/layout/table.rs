@@ -21,7 +21,8 @@ use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
 use crate::model::*;
 use crate::style::*;
-use crate::validate::{parse_rich_text, FontCatalog};
+use super::measure::FontCatalog;
+use crate::rich_text::{parse_rich_text, Run};
 
 /// A side of a cell: the level that set it (0 = the grid) and its line.
 #[derive(Debug, Clone, PartialEq)]
@@ -345,7 +346,7 @@ pub fn lay_out(
     let widths = column_widths(t, &header, &header_runs, &body, &body_runs, &measurer);
 
     let build =
-        |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<crate::validate::Run>>)| {
+        |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<Run>>)| {
             let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
             cell_box(
                 p,
@@ -509,7 +510,7 @@ fn column_widths(
 }
 
 /// A cell's resolved style and its parsed text (`None` when the tags are broken).
-type StyledRuns = (Arc<CellStyle>, Option<Vec<crate::validate::Run>>);
+type StyledRuns = (Arc<CellStyle>, Option<Vec<Run>>);
 
 /// Resolves style layers (lowest first) into a cell style: text over
 /// `settings.defaults.text`, the last padding and offsets given, fills merged
@@ -593,7 +594,7 @@ fn resolve_cell_style(
 fn cell_box(
     p: &Pending,
     cell_style: &CellStyle,
-    runs: &[crate::validate::Run],
+    runs: &[Run],
     width: f64,
     measurer: &Measurer,
 ) -> CellBox {
@@ -667,7 +668,7 @@ mod tests {
     use super::*;
     use crate::config::RuntimeConfig;
     use crate::layout::FaceMetrics;
-    use crate::validate::PT_MM;
+    use crate::layout::PT_MM;
     use serde_json::json;
 
     /// Every character 0.5 em wide, in every family and weight.

@@ -22,10 +22,12 @@
 
 use std::sync::Arc;
 
-use super::measure::{break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, Line};
+use super::measure::{
+    break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, FontCatalog, Line, PT_MM,
+};
 use crate::model::TextOverflow;
+use crate::rich_text::Run;
 use crate::style::ResolvedText;
-use crate::validate::{FontCatalog, Run, PT_MM};
 
 /// Lines of text fitted to a box.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,7 +222,7 @@ mod tests {
     }
 
     fn plain(text: &str) -> Vec<Run> {
-        crate::validate::parse_rich_text(text).unwrap()
+        crate::rich_text::parse_rich_text(text).unwrap()
     }
 
     fn texts(f: &FittedText) -> Vec<String> {

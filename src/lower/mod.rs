@@ -17,7 +17,9 @@ use std::sync::Arc;
 use crate::config::RuntimeConfig;
 use crate::layout::PieceKind;
 use crate::model::{Document, Element, Page};
-use crate::validate::{FontCatalog, Frame, Zone};
+use crate::style::split_language;
+use crate::layout::FontCatalog;
+use crate::validate::{Frame, Zone};
 
 /// The set rules every generated document starts with.
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
@@ -29,26 +31,6 @@ pub struct Lowered {
     /// Bytes of `/img/{index}`.
     pub images: Vec<Arc<Vec<u8>>>,
     pub sheets: usize,
-}
-
-/// Splits `de-CH` into Typst's `lang` and `region`; `None` when it is no language code.
-pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
-    let mut parts = code.split(['-', '_']);
-    let lang = parts.next()?;
-    if !(2..=3).contains(&lang.len()) || !lang.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return None;
-    }
-    let region = match parts.next() {
-        None => None,
-        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
-            Some(r.to_ascii_uppercase())
-        }
-        Some(_) => return None,
-    };
-    if parts.next().is_some() {
-        return None;
-    }
-    Some((lang.to_ascii_lowercase(), region))
 }
 
 /// State shared while lowering one document.
@@ -237,21 +219,5 @@ impl Ctx<'_> {
         }
         text.replace("{page}", &self.sheet.to_string())
             .replace("{total_pages}", &self.total_sheets.to_string())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn language_codes_split_into_lang_and_region() {
-        assert_eq!(
-            split_language("de-ch"),
-            Some(("de".into(), Some("CH".into())))
-        );
-        assert_eq!(split_language("EN"), Some(("en".into(), None)));
-        assert_eq!(split_language("english"), None);
-        assert_eq!(split_language("de-CH-x"), None);
     }
 }

@@ -301,7 +301,7 @@ impl Validator<'_> {
                     };
                     let size = if *large { text.size * 1.5 } else { text.size };
                     let face = self.env.fonts.face(&text.family, weight);
-                    width += face.width(t) * size * super::geometry::PT_MM;
+                    width += face.width(t) * size * super::PT_MM;
                 }
                 super::Run::LineBreak => {
                     most_chars = most_chars.max(chars);

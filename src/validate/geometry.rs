@@ -7,8 +7,6 @@ use super::FontCatalog;
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::style::{merge_text, resolve_text, ResolvedText};
 
-/// 1 pt in mm.
-pub const PT_MM: f64 = 25.4 / 72.0;
 
 /// Where an element sits, which decides what it may reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +98,7 @@ pub fn fit_text_element(
     let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
     // Broken tags are a violation of their own; measure nothing for them.
-    let runs = super::text::parse_rich_text(&t.content).unwrap_or_default();
+    let runs = crate::rich_text::parse_rich_text(&t.content).unwrap_or_default();
     let fitted = fit_text(&runs, &style, style.width, style.height, &Measurer::new(fonts));
     (style, fitted)
 }

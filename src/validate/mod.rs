@@ -11,15 +11,15 @@ mod geometry;
 mod image;
 mod schema;
 mod table;
-mod text;
 
 pub use self::geometry::{
-    element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone, PT_MM,
+    element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone,
 };
+pub use crate::layout::{FontCatalog, PT_MM};
+pub use crate::rich_text::{parse_rich_text, Run};
 pub use self::barcode::hrt_runs;
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
-pub use self::text::{parse_rich_text, Run};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -66,18 +66,6 @@ fn summary(violations: &[Violation]) -> String {
             first.message
         ),
         [] => "invalid request".into(),
-    }
-}
-
-/// What validation needs to know about the fonts the engine has.
-pub trait FontCatalog {
-    /// Whether a family with this name (case-insensitive) is available.
-    fn has_family(&self, family: &str) -> bool;
-    /// Metrics of the face Typst picks for this family and weight.
-    fn face(&self, family: &str, weight: u16) -> std::sync::Arc<crate::layout::FaceMetrics>;
-    /// The family's ascender in em, which puts the first baseline below a text box's top.
-    fn ascender(&self, family: &str, weight: u16) -> f64 {
-        self.face(family, weight).ascender
     }
 }
 
@@ -362,7 +350,7 @@ impl<'a> Validator<'a> {
         }
         if let Some(meta) = &settings.metadata {
             if let Some(lang) = &meta.language {
-                if crate::lower::split_language(lang).is_none() {
+                if crate::style::split_language(lang).is_none() {
                     self.push(
                         "settings.metadata.language",
                         format!("`{lang}` is not a language code such as `en` or `de-CH`"),
