@@ -95,9 +95,16 @@ impl Engine {
         self.render(&doc)
     }
 
-    /// Renders a validated document.
+    /// Renders a validated document, dated now (see [`clock`]).
     pub fn render(&self, doc: &Document) -> Result<Rendered, RenderError> {
-        let now = clock();
+        self.render_at(doc, clock())
+    }
+
+    /// Renders a validated document dated `now`: the PDF's dates, Typst's
+    /// `datetime.today()` and the download name. Like Typst's `World::today`,
+    /// the clock is an input, so a caller (a test) fixes it without touching
+    /// the process environment.
+    pub fn render_at(&self, doc: &Document, now: OffsetDateTime) -> Result<Rendered, RenderError> {
         let lowered = self.lower(doc);
         let sheets = lowered.sheets;
         let profile = doc

@@ -101,3 +101,26 @@ fn emit_typst_prints_the_generated_source_with_user_text_as_literals() {
     );
     assert!(source.contains("#page(width: 105mm, height: 148mm"));
 }
+
+/// `SOURCE_DATE_EPOCH` fixes the clock of the binary (set for the child
+/// process only, never for the test process).
+#[test]
+fn source_date_epoch_makes_the_binarys_output_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for name in ["a.pdf", "b.pdf"] {
+        let out = dir.path().join(name);
+        let status = labelpress()
+            .env("SOURCE_DATE_EPOCH", "1700000000")
+            .args(["render", "examples/label.json", "-o"])
+            .arg(&out)
+            .args(["--resources", "examples"])
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    assert_eq!(outputs[0], outputs[1]);
+    let pdf = read_pdf(outputs.remove(0));
+    assert!(pdf.meta("creationDate").contains("20231114"), "{}", pdf.meta("creationDate"));
+}
