@@ -233,6 +233,26 @@ pub fn resolve_fill(fill: Option<&FillStyle>) -> Option<ResolvedFill> {
     })
 }
 
+/// Splits `de-CH` into Typst's `lang` and `region`; `None` when it is no language code.
+pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
+    let mut parts = code.split(['-', '_']);
+    let lang = parts.next()?;
+    if !(2..=3).contains(&lang.len()) || !lang.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let region = match parts.next() {
+        None => None,
+        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(r.to_ascii_uppercase())
+        }
+        Some(_) => return None,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((lang.to_ascii_lowercase(), region))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,24 +303,4 @@ mod tests {
         };
         assert_eq!(dash_lengths(&dash, 0.5), Some((vec![1.5, 1.0], 0.0)));
     }
-}
-
-/// Splits `de-CH` into Typst's `lang` and `region`; `None` when it is no language code.
-pub fn split_language(code: &str) -> Option<(String, Option<String>)> {
-    let mut parts = code.split(['-', '_']);
-    let lang = parts.next()?;
-    if !(2..=3).contains(&lang.len()) || !lang.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return None;
-    }
-    let region = match parts.next() {
-        None => None,
-        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
-            Some(r.to_ascii_uppercase())
-        }
-        Some(_) => return None,
-    };
-    if parts.next().is_some() {
-        return None;
-    }
-    Some((lang.to_ascii_lowercase(), region))
 }

@@ -89,7 +89,14 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
         quiet_zone: quiet,
         ..
     } = *frame;
-    let field = Some(if frame.module.is_some() { "options.bar_width" } else { "width" }.to_string());
+    let field = Some(
+        if frame.module.is_some() {
+            "options.bar_width"
+        } else {
+            "width"
+        }
+        .to_string(),
+    );
     let (inner_w, inner_h) = (w - 2.0 * quiet, h - 2.0 * quiet);
     let (bearer_quiet, top, bottom) = bearer_extent(options);
     let (mw, mh) = match symbol {
@@ -128,7 +135,10 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
     if mh == 0.0 {
         let text_top = h - frame.text_height;
         if text_top <= 0.0 {
-            return Err((None, "the human-readable text leaves no height for the bars".into()));
+            return Err((
+                None,
+                "the human-readable text leaves no height for the bars".into(),
+            ));
         }
         let bars = text_top / module - top - bottom;
         if bars <= 0.0 {
@@ -197,7 +207,15 @@ mod tests {
 
     #[test]
     fn one_d_bars_fill_the_width_and_the_height_above_the_text() {
-        let f = fit(&linear(50), &Options::default(), &Frame { text_height: 4.0, ..frame(50.0, 20.0) }).unwrap();
+        let f = fit(
+            &linear(50),
+            &Options::default(),
+            &Frame {
+                text_height: 4.0,
+                ..frame(50.0, 20.0)
+            },
+        )
+        .unwrap();
         assert_eq!(f.module, 1.0);
         assert_eq!(f.text_top, 16.0);
         assert_eq!(f.vector.height, 16.0);
@@ -212,10 +230,19 @@ mod tests {
             ..Options::default()
         };
         let f = fit(&linear(40), &options, &frame(50.0, 20.0)).unwrap();
-        assert_eq!(f.module, 1.0, "40 bars and 2 x 5 light modules across 50 mm");
+        assert_eq!(
+            f.module, 1.0,
+            "40 bars and 2 x 5 light modules across 50 mm"
+        );
         assert_eq!(f.vector.height, 20.0);
-        assert!(f.vector.rects.contains(&[0.0, 0.0, 50.0, 2.0]), "top bearer bar");
-        assert!(f.vector.rects.contains(&[0.0, 18.0, 50.0, 2.0]), "bottom bearer bar");
+        assert!(
+            f.vector.rects.contains(&[0.0, 0.0, 50.0, 2.0]),
+            "top bearer bar"
+        );
+        assert!(
+            f.vector.rects.contains(&[0.0, 18.0, 50.0, 2.0]),
+            "bottom bearer bar"
+        );
     }
 
     #[test]
@@ -232,14 +259,30 @@ mod tests {
 
     #[test]
     fn modules_snap_down_to_printer_dots() {
-        let f = fit(&linear(30), &Options::default(), &Frame { dpi: Some(203.0), ..frame(10.0, 10.0) }).unwrap();
+        let f = fit(
+            &linear(30),
+            &Options::default(),
+            &Frame {
+                dpi: Some(203.0),
+                ..frame(10.0, 10.0)
+            },
+        )
+        .unwrap();
         let dots = f.module / (25.4 / 203.0);
         assert!((dots - dots.round()).abs() < 1e-9 && f.module * 30.0 <= 10.0);
     }
 
     #[test]
     fn a_symbol_too_wide_for_its_requested_module_names_bar_width() {
-        let e = fit(&linear(60), &Options::default(), &Frame { module: Some(1.0), ..frame(50.0, 20.0) }).unwrap_err();
+        let e = fit(
+            &linear(60),
+            &Options::default(),
+            &Frame {
+                module: Some(1.0),
+                ..frame(50.0, 20.0)
+            },
+        )
+        .unwrap_err();
         assert_eq!(e.0.as_deref(), Some("options.bar_width"));
     }
 }

@@ -20,8 +20,8 @@ mod pdf417;
 mod qr;
 pub mod service;
 pub mod svg;
-pub mod vector;
 mod symbol;
+pub mod vector;
 
 use std::fmt;
 use std::str::FromStr;

@@ -80,4 +80,3 @@ fn pixel_size(linear: bool, vw: f64, vh: f64, o: &Options) -> (f64, f64) {
         (w, h) => (w.unwrap_or(dw), h.unwrap_or(dh)),
     }
 }
-

@@ -219,7 +219,11 @@ mod tests {
         };
         let v = vectorize(&linear(), &options, 10.0);
         assert_eq!((v.width, v.height), (14.0, 16.0));
-        assert_eq!(v.rects[0], [5.0, 3.0, 1.0, 10.0], "bars inside the light zone");
+        assert_eq!(
+            v.rects[0],
+            [5.0, 3.0, 1.0, 10.0],
+            "bars inside the light zone"
+        );
         assert!(v.rects.contains(&[0.0, 0.0, 14.0, 3.0]), "top bar");
         assert!(v.rects.contains(&[0.0, 13.0, 14.0, 3.0]), "bottom bar");
     }

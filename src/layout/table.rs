@@ -15,14 +15,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-
+use super::measure::FontCatalog;
 use super::measure::{break_lines, Line};
 use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
 use crate::model::*;
-use crate::style::*;
-use super::measure::FontCatalog;
 use crate::rich_text::{parse_rich_text, Run};
+use crate::style::*;
 
 /// A side of a cell: the level that set it (0 = the grid) and its line.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,11 +159,7 @@ struct CellStyle {
 }
 
 /// Lays a (validated) table out; `left` is its page x in mm.
-pub fn lay_out(
-    table: &Table,
-    left: f64,
-    env: &TableEnv,
-) -> Result<TableLayout, Vec<TableError>> {
+pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, Vec<TableError>> {
     let t = &table.spec;
     let rows = table.cells.len();
     let mut errors = Vec::new();
@@ -345,17 +340,16 @@ pub fn lay_out(
     let measurer = Measurer::new(env.fonts);
     let widths = column_widths(t, &header, &header_runs, &body, &body_runs, &measurer);
 
-    let build =
-        |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<Run>>)| {
-            let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
-            cell_box(
-                p,
-                style,
-                runs.as_deref().unwrap_or_default(),
-                width,
-                &measurer,
-            )
-        };
+    let build = |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<Run>>)| {
+        let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
+        cell_box(
+            p,
+            style,
+            runs.as_deref().unwrap_or_default(),
+            width,
+            &measurer,
+        )
+    };
     let header_cells: Vec<CellBox> = header
         .iter()
         .zip(&header_runs)
@@ -373,11 +367,7 @@ pub fn lay_out(
         &header_cells,
         pagination.header_min_height.unwrap_or(0.0),
     );
-    let body_heights = row_heights(
-        rows,
-        &body_cells,
-        pagination.row_min_height.unwrap_or(0.0),
-    );
+    let body_heights = row_heights(rows, &body_cells, pagination.row_min_height.unwrap_or(0.0));
     let mut body_row_cells = vec![0..0; rows];
     let mut start = 0;
     for (r, range) in body_row_cells.iter_mut().enumerate() {
@@ -728,13 +718,23 @@ mod tests {
     fn a_cell_whose_words_wrap_makes_its_row_taller_by_whole_lines() {
         // 10 mm less 1 mm padding each side: four 1.76 mm characters fit, nine do not.
         let columns = json!([{"key": "a", "width": {"mode": "fixed", "value": 10}}]);
-        let laid = lay(&table(columns, None, &[&["a"], &["aaaa bbbb"], &["aaaa bbbb cccc"]]));
+        let laid = lay(&table(
+            columns,
+            None,
+            &[&["a"], &["aaaa bbbb"], &["aaaa bbbb cccc"]],
+        ));
         let [one, two, three] = laid.body_heights[..] else {
             panic!("{:?}", laid.body_heights)
         };
-        assert!((one - (LINE + 1.0)).abs() < 1e-9, "one line and 2 x 0.5 mm padding: {one}");
+        assert!(
+            (one - (LINE + 1.0)).abs() < 1e-9,
+            "one line and 2 x 0.5 mm padding: {one}"
+        );
         assert!((two - one - LINE).abs() < 1e-9, "two lines: {two}");
-        assert!((three - one - 2.0 * LINE).abs() < 1e-9, "three lines: {three}");
+        assert!(
+            (three - one - 2.0 * LINE).abs() < 1e-9,
+            "three lines: {three}"
+        );
     }
 
     #[test]
@@ -748,7 +748,11 @@ mod tests {
         assert_eq!(laid.widths[0], 20.0);
         let natural = |chars: f64| chars * CHAR + 2.0;
         let expected_b = 80.0 * natural(2.0) / (natural(2.0) + natural(6.0));
-        assert!((laid.widths[1] - expected_b).abs() < 1e-9, "{:?}", laid.widths);
+        assert!(
+            (laid.widths[1] - expected_b).abs() < 1e-9,
+            "{:?}",
+            laid.widths
+        );
         assert!((laid.widths[1] + laid.widths[2] - 80.0).abs() < 1e-9);
     }
 

@@ -69,8 +69,8 @@ pub fn fit_text(
     measurer: &Measurer,
 ) -> FittedText {
     const EPS: f64 = 1e-9;
-    let keep_lines = height.is_none()
-        && (style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis);
+    let keep_lines =
+        height.is_none() && (style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis);
     let wrap = if keep_lines { None } else { width };
     let lay = |size: f64| {
         let measure = measurer.for_style(style, size);
@@ -128,7 +128,9 @@ pub fn fit_text(
                     fitted.lines.truncate(kept);
                     fitted.line_heights.truncate(kept);
                     let last = fitted.lines.pop().expect("at least one line is kept");
-                    fitted.lines.push(truncate_with_ellipsis(&last, w, &measure));
+                    fitted
+                        .lines
+                        .push(truncate_with_ellipsis(&last, w, &measure));
                 }
             }
             (Some(w), None) => {
@@ -230,7 +232,13 @@ mod tests {
     }
 
     fn fit(text: &str, style: &ResolvedText) -> FittedText {
-        fit_text(&plain(text), style, style.width, style.height, &Measurer::new(&HalfEm))
+        fit_text(
+            &plain(text),
+            style,
+            style.width,
+            style.height,
+            &Measurer::new(&HalfEm),
+        )
     }
 
     #[test]

@@ -63,7 +63,13 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
         string(&b.content.replace(char::is_control, " "))
     );
     if let Some(style) = &barcode.text {
-        let text = fit_text(&hrt_runs(b), style, Some(w), None, &Measurer::new(ctx.fonts));
+        let text = fit_text(
+            &hrt_runs(b),
+            style,
+            Some(w),
+            None,
+            &Measurer::new(ctx.fonts),
+        );
         let _ = write!(
             parts,
             "; place(dx: 0mm, dy: {}, {})",

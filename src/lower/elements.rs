@@ -4,10 +4,10 @@ use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
-use crate::model::*;
-use crate::style::*;
 use crate::layout::measure::Line;
 use crate::layout::FittedText;
+use crate::model::*;
+use crate::style::*;
 use crate::validate::{fit_text_element, resolve_x, Frame};
 
 /// Typst lands position links 10 pt above the requested y (measured with

@@ -15,10 +15,10 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
+use crate::layout::FontCatalog;
 use crate::layout::PieceKind;
 use crate::model::{Document, Element, Page};
 use crate::style::split_language;
-use crate::layout::FontCatalog;
 use crate::validate::{Frame, Zone};
 
 /// The set rules every generated document starts with.
@@ -48,11 +48,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// Lowers a validated document to Typst source.
-pub fn lower(
-    doc: &Document,
-    config: &RuntimeConfig,
-    fonts: &dyn FontCatalog,
-) -> Lowered {
+pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
     let mut first_sheet = Vec::with_capacity(doc.pages.len());
     let mut next = 1;
     for page in &doc.pages {
@@ -178,13 +174,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn piece(
-        &mut self,
-        element: &Element,
-        kind: &PieceKind,
-        page: &Page,
-        frame: &Frame,
-    ) {
+    fn piece(&mut self, element: &Element, kind: &PieceKind, page: &Page, frame: &Frame) {
         match kind {
             PieceKind::Table {
                 table,

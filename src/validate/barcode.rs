@@ -72,8 +72,14 @@ impl Validator<'_> {
                 let symbol = crate::barcode::encode(symbology, &b.content, &options)
                     .map_err(|e| (None, e.to_string()))?;
                 let text_height = text.as_ref().map_or(0.0, |style| {
-                    fit_text(&hrt_runs(&b), style, Some(b.width), None, &Measurer::new(self.env.fonts))
-                        .height()
+                    fit_text(
+                        &hrt_runs(&b),
+                        style,
+                        Some(b.width),
+                        None,
+                        &Measurer::new(self.env.fonts),
+                    )
+                    .height()
                 });
                 let opts = b.options.clone().unwrap_or_default();
                 let frame = fit::Frame {

@@ -106,7 +106,9 @@ impl Validator<'_> {
     /// every schema error (validate::schema). What could be read is returned
     /// even after errors, so its own rules report too.
     pub(crate) fn parse<T: DeserializeOwned>(&mut self, path: &str, value: &Value) -> Option<T> {
-        let room = super::MAX_VIOLATIONS.saturating_sub(self.violations.len()).max(1);
+        let room = super::MAX_VIOLATIONS
+            .saturating_sub(self.violations.len())
+            .max(1);
         let parsed = super::schema::deserialize_all(value, room);
         for e in parsed.errors {
             let full = match e.path.as_str() {
@@ -655,15 +657,13 @@ impl Validator<'_> {
         if matches!(element, Element::Table(_) | Element::Stack(_)) {
             return;
         }
-        let Some(b) =
-            super::element_bounds(
-                element,
-                frame,
-                &self.settings,
-                &self.env.config.defaults,
-                self.env.fonts,
-            )
-        else {
+        let Some(b) = super::element_bounds(
+            element,
+            frame,
+            &self.settings,
+            &self.env.config.defaults,
+            self.env.fonts,
+        ) else {
             return;
         };
         const EPS: f64 = 1e-6;

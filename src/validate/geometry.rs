@@ -1,12 +1,11 @@
 //! Where an element lands on the page: anchors, rotation, bounding boxes.
 //! Validation (content-box rule) and lowering (placement) share these.
 
-use crate::config::StyleDefaults;
-use crate::model::{AnchorReference, Element, Page, Rect, Settings, TextElement, XAnchor};
 use super::FontCatalog;
+use crate::config::StyleDefaults;
 use crate::layout::{fit_text, FittedText, Measurer};
+use crate::model::{AnchorReference, Element, Page, Rect, Settings, TextElement, XAnchor};
 use crate::style::{merge_text, resolve_text, ResolvedText};
-
 
 /// Where an element sits, which decides what it may reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +98,13 @@ pub fn fit_text_element(
     let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
     // Broken tags are a violation of their own; measure nothing for them.
     let runs = crate::rich_text::parse_rich_text(&t.content).unwrap_or_default();
-    let fitted = fit_text(&runs, &style, style.width, style.height, &Measurer::new(fonts));
+    let fitted = fit_text(
+        &runs,
+        &style,
+        style.width,
+        style.height,
+        &Measurer::new(fonts),
+    );
     (style, fitted)
 }
 

@@ -12,14 +12,12 @@ mod image;
 mod schema;
 mod table;
 
-pub use self::geometry::{
-    element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone,
-};
-pub use crate::layout::{FontCatalog, PT_MM};
-pub use crate::rich_text::{parse_rich_text, Run};
 pub use self::barcode::hrt_runs;
+pub use self::geometry::{element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone};
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
+pub use crate::layout::{FontCatalog, PT_MM};
+pub use crate::rich_text::{parse_rich_text, Run};
 
 use serde::Serialize;
 use serde_json::Value;

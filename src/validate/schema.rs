@@ -167,7 +167,9 @@ fn remove(value: &mut Value, path: &[Key]) -> bool {
             _ => return false,
         };
     }
-    at.as_object_mut().and_then(|map| map.remove(last)).is_some()
+    at.as_object_mut()
+        .and_then(|map| map.remove(last))
+        .is_some()
 }
 
 #[cfg(test)]

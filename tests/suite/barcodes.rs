@@ -227,7 +227,12 @@ fn item_extents(drawing: &Value) -> Vec<(f64, f64, f64, f64)> {
             let mut xs = Vec::new();
             let mut ys = Vec::new();
             for p in item["points"].as_array().unwrap() {
-                let p: Vec<f64> = p.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+                let p: Vec<f64> = p
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect();
                 for pair in p.chunks(2) {
                     xs.push(pair[0]);
                     ys.push(pair[1]);
@@ -257,28 +262,64 @@ fn bearer_bars_and_their_light_zones_are_drawn_in_documents() {
         .iter()
         .find(|x| x["fill"] == "#ff0000")
         .expect("the symbol");
-    approx(f(drawing, "x0"), 10.0, 0.05, "bearer bars start at the box left");
-    approx(f(drawing, "x1"), 90.0, 0.05, "bearer bars end at the box right");
-    approx(f(drawing, "y0"), 10.0, 0.05, "top bearer bar at the box top");
-    approx(f(drawing, "y1"), 30.0, 0.05, "bottom bearer bar at the box bottom");
+    approx(
+        f(drawing, "x0"),
+        10.0,
+        0.05,
+        "bearer bars start at the box left",
+    );
+    approx(
+        f(drawing, "x1"),
+        90.0,
+        0.05,
+        "bearer bars end at the box right",
+    );
+    approx(
+        f(drawing, "y0"),
+        10.0,
+        0.05,
+        "top bearer bar at the box top",
+    );
+    approx(
+        f(drawing, "y1"),
+        30.0,
+        0.05,
+        "bottom bearer bar at the box bottom",
+    );
     let extents = item_extents(drawing);
     let wide: Vec<_> = extents.iter().filter(|e| e.1 - e.0 > 79.9).collect();
-    assert!(wide.iter().any(|e| e.2 < 10.05), "a full-width bar at the top: {wide:?}");
-    assert!(wide.iter().any(|e| e.3 > 29.95), "a full-width bar at the bottom: {wide:?}");
+    assert!(
+        wide.iter().any(|e| e.2 < 10.05),
+        "a full-width bar at the top: {wide:?}"
+    );
+    assert!(
+        wide.iter().any(|e| e.3 > 29.95),
+        "a full-width bar at the bottom: {wide:?}"
+    );
     // The bars keep their light zone (10 modules) inside the bearer bars.
     let first_bar = extents
         .iter()
         .filter(|e| e.1 - e.0 < 5.0)
         .map(|e| e.0)
         .fold(f64::INFINITY, f64::min);
-    assert!(first_bar > 14.0, "bars start after the light zone, at {first_bar}");
+    assert!(
+        first_bar > 14.0,
+        "bars start after the light zone, at {first_bar}"
+    );
     let decoded = decode(&bytes, 203, &[(10.0, 10.0, 90.0, 30.0)]);
-    let texts: Vec<&str> = decoded[0].iter().filter_map(|b| b["text"].as_str()).collect();
+    let texts: Vec<&str> = decoded[0]
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect();
     assert!(texts.contains(&"12345678901231"), "{decoded:?}");
     // Without the options the same symbol fills the box with no full-width bar.
     let mut plain = request;
     plain["pages"][0]["elements"][0]["options"] = json!({"color": "#ff0000"});
     let pdf = render(plain);
-    let drawing = *pdf.drawings(0).iter().find(|x| x["fill"] == "#ff0000").unwrap();
+    let drawing = *pdf
+        .drawings(0)
+        .iter()
+        .find(|x| x["fill"] == "#ff0000")
+        .unwrap();
     assert!(item_extents(drawing).iter().all(|e| e.1 - e.0 < 79.0));
 }

@@ -117,10 +117,18 @@ fn source_date_epoch_makes_the_binarys_output_reproducible() {
             .args(["--resources", "examples"])
             .output()
             .unwrap();
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stdout)
+        );
         outputs.push(std::fs::read(&out).unwrap());
     }
     assert_eq!(outputs[0], outputs[1]);
     let pdf = read_pdf(outputs.remove(0));
-    assert!(pdf.meta("creationDate").contains("20231114"), "{}", pdf.meta("creationDate"));
+    assert!(
+        pdf.meta("creationDate").contains("20231114"),
+        "{}",
+        pdf.meta("creationDate")
+    );
 }

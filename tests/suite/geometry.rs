@@ -506,8 +506,18 @@ fn a_link_on_a_line_covers_at_least_its_stroke() {
     let h = find("https://example.com/h");
     approx(f(h, "x0"), 9.0, 0.05, "horizontal x0");
     approx(f(h, "x1"), 61.0, 0.05, "horizontal x1");
-    approx(f(h, "y0"), 29.0, 0.05, "horizontal area reaches the stroke's top");
-    approx(f(h, "y1"), 31.0, 0.05, "horizontal area reaches the stroke's bottom");
+    approx(
+        f(h, "y0"),
+        29.0,
+        0.05,
+        "horizontal area reaches the stroke's top",
+    );
+    approx(
+        f(h, "y1"),
+        31.0,
+        0.05,
+        "horizontal area reaches the stroke's bottom",
+    );
     let v = find("https://example.com/v");
     approx(f(v, "x0"), 79.5, 0.05, "vertical x0");
     approx(f(v, "x1"), 80.5, 0.05, "vertical x1");
@@ -519,7 +529,12 @@ fn a_link_on_a_line_covers_at_least_its_stroke() {
         .into_iter()
         .find(|d| d["width"].as_f64().is_some_and(|w| (w - 2.0).abs() < 0.05))
         .expect("the 2 mm stroke");
-    approx((f(stroke, "y0") + f(stroke, "y1")) / 2.0, 30.0, 0.1, "stroke centre");
+    approx(
+        (f(stroke, "y0") + f(stroke, "y1")) / 2.0,
+        30.0,
+        0.1,
+        "stroke centre",
+    );
     approx(f(stroke, "x0"), 10.0, 1.0, "stroke start");
 }
 

@@ -28,7 +28,10 @@ fn text_without_width_is_as_wide_as_its_line() {
     let pdf = render(a6_with_margins(json!([{"type": "text", "x": 10, "y": 0,
         "content": "W".repeat(8), "style": {"font_size": 12}}])));
     let span = pdf.span(0, "WWWWWWWW");
-    assert!(f(span, "x1") <= 95.0 + 0.01, "printed inside the box: {span}");
+    assert!(
+        f(span, "x1") <= 95.0 + 0.01,
+        "printed inside the box: {span}"
+    );
     // Turned a quarter turn, the same 30 Ws (about 126 x 5 mm) are tested
     // upright against the 128 mm height and print.
     let pdf = render(a6_with_margins(json!([{"type": "text", "x": 10, "y": 0,
@@ -39,8 +42,10 @@ fn text_without_width_is_as_wide_as_its_line() {
 #[test]
 fn wrapped_lines_count_towards_the_height() {
     assert_violation(
-        a6_with_margins(json!([{"type": "text", "x": 0, "y": 110, "content": WRAPPING,
-            "style": {"width": 40}}])),
+        a6_with_margins(
+            json!([{"type": "text", "x": 0, "y": 110, "content": WRAPPING,
+            "style": {"width": 40}}]),
+        ),
         "pages[0].elements[0]",
         "exceeds the content box",
     );
@@ -50,7 +55,10 @@ fn wrapped_lines_count_towards_the_height() {
     let spans = pdf.spans(0);
     assert!(spans.len() >= 5, "the text wraps: {:?}", pdf.text(0));
     for s in &spans {
-        assert!(f(s, "x0") >= 10.0 - 0.01 && f(s, "x1") <= 50.0 + 0.01, "{s}");
+        assert!(
+            f(s, "x0") >= 10.0 - 0.01 && f(s, "x1") <= 50.0 + 0.01,
+            "{s}"
+        );
         assert!(f(s, "y1") <= 138.0, "{s}");
     }
 }

@@ -90,7 +90,10 @@ fn every_schema_error_and_rule_violation_of_an_element_is_reported() {
         ],
         "{v:#?}"
     );
-    assert!(v.iter().any(|v| v.message.contains("invalid type")), "{v:#?}");
+    assert!(
+        v.iter().any(|v| v.message.contains("invalid type")),
+        "{v:#?}"
+    );
 }
 
 #[test]
@@ -99,7 +102,10 @@ fn a_body_without_pages_names_pages_and_every_other_error() {
     let paths: Vec<&str> = v.iter().map(|v| v.path.as_str()).collect();
     assert!(paths.contains(&"pagez"), "{v:#?}");
     assert!(paths.contains(&"settings.profil"), "{v:#?}");
-    let pages = v.iter().find(|v| v.path == "pages").expect("a violation at `pages`");
+    let pages = v
+        .iter()
+        .find(|v| v.path == "pages")
+        .expect("a violation at `pages`");
     assert!(pages.message.contains("missing field `pages`"), "{pages:?}");
     assert!(!paths.contains(&""), "no violation without a path: {v:#?}");
 }
@@ -110,7 +116,10 @@ fn top_level_schema_errors_do_not_hide_element_errors() {
     request["extra"] = json!(true);
     let paths: Vec<String> = violations(request).into_iter().map(|v| v.path).collect();
     assert!(paths.contains(&"extra".to_string()), "{paths:?}");
-    assert!(paths.contains(&"pages[0].elements[0].width".to_string()), "{paths:?}");
+    assert!(
+        paths.contains(&"pages[0].elements[0].width".to_string()),
+        "{paths:?}"
+    );
 }
 
 #[test]
@@ -761,7 +770,11 @@ fn table_rules() {
         .as_object_mut()
         .unwrap()
         .remove("rows");
-    assert_violation(without_rows, "pages[0].elements[0].rows", "missing field `rows`");
+    assert_violation(
+        without_rows,
+        "pages[0].elements[0].rows",
+        "missing field `rows`",
+    );
 }
 
 #[test]
