@@ -124,7 +124,13 @@ impl Engine {
                 .clone()
                 .unwrap_or_else(|| PRODUCER.to_string()),
         };
-        let pdf = self.compile(lowered.source, lowered.images, &export, now)?;
+        let pdf = self.compile(
+            lowered.source,
+            lowered.images,
+            &lowered.link_alts,
+            &export,
+            now,
+        )?;
         Ok(Rendered {
             pdf,
             sheets,
@@ -141,13 +147,14 @@ impl Engine {
             creator: PRODUCER.into(),
             producer: PRODUCER.into(),
         };
-        self.compile(source, Vec::new(), &export, clock())
+        self.compile(source, Vec::new(), &[], &export, clock())
     }
 
     fn compile(
         &self,
         source: String,
         images: Vec<Arc<Vec<u8>>>,
+        link_alts: &[Vec<Option<String>>],
         export: &Export,
         now: OffsetDateTime,
     ) -> Result<Vec<u8>, RenderError> {
@@ -174,7 +181,7 @@ impl Engine {
             .map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
         drop(document);
         memory::after_render();
-        crate::pdf::set_producer(pdf, &export.producer)
+        crate::pdf::patch(pdf, &export.producer, link_alts)
             .map_err(|e| RenderError::Compile(e.to_string()))
     }
 }

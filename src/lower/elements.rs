@@ -91,6 +91,9 @@ impl Ctx<'_> {
             unbounded,
         } = placed;
         if let Some(spec) = link {
+            if let Some(alts) = self.link_alts.get_mut(self.sheet.wrapping_sub(1)) {
+                alts.push(spec.alt.clone());
+            }
             let pad = spec.padding.unwrap_or(0.0);
             let stroke = match &spec.border {
                 Some(b) if b.width.unwrap_or(0.0) > 0.0 => {

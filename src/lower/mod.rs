@@ -31,6 +31,9 @@ pub struct Lowered {
     /// Bytes of `/img/{index}`.
     pub images: Vec<Arc<Vec<u8>>>,
     pub sheets: usize,
+    /// Per sheet, the `alt` of every link placed on it, in placement order
+    /// (written into the PDF after export: `crate::pdf::patch`).
+    pub link_alts: Vec<Vec<Option<String>>>,
 }
 
 /// State shared while lowering one document.
@@ -45,6 +48,8 @@ pub(crate) struct Ctx<'a> {
     /// Current sheet number (1-based) while emitting.
     pub sheet: usize,
     pub out: String,
+    /// See [`Lowered::link_alts`].
+    pub link_alts: Vec<Vec<Option<String>>>,
 }
 
 /// Lowers a validated document to Typst source.
@@ -65,6 +70,7 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
         total_sheets,
         sheet: 0,
         out: String::with_capacity(8 * 1024),
+        link_alts: vec![Vec::new(); total_sheets],
     };
     ctx.out.push_str(PRELUDE);
     ctx.document_settings();
@@ -86,6 +92,7 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
         source: ctx.out,
         images: ctx.images,
         sheets: total_sheets,
+        link_alts: ctx.link_alts,
     }
 }
 

@@ -65,9 +65,19 @@ pub enum ProducerError {
 /// has none) and `pdf:Producer` in the XMP metadata (when it has some), to the
 /// same value so that PDF/A's "Info and XMP agree" holds.
 pub fn set_producer(pdf: Vec<u8>, producer: &str) -> Result<Vec<u8>, ProducerError> {
+    patch(pdf, producer, &[])
+}
+
+/// [`set_producer`], and each link's alt text (per sheet, one entry per
+/// link in the order the lowering placed them; see `links.rs`), in one pass.
+pub fn patch(
+    pdf: Vec<u8>,
+    producer: &str,
+    link_alts: &[Vec<Option<String>>],
+) -> Result<Vec<u8>, ProducerError> {
     let producer = representable(producer);
     let file = File::read(&pdf)?;
-    let mut edits = Vec::new();
+    let mut edits = super::links::alt_edits(&file, link_alts)?;
     if let Some(info) = file.trailer.get(b"Info") {
         edits.push(info_edit(&file, info, &producer)?);
     }
@@ -169,13 +179,13 @@ fn trim_white_end(data: &[u8], mut end: usize) -> usize {
 
 /// Replace the bytes in `range` with `text` (an insertion when it is empty).
 #[derive(Debug)]
-struct Edit {
+pub(super) struct Edit {
     range: Range<usize>,
     text: Vec<u8>,
 }
 
 impl Edit {
-    fn replace(range: Range<usize>, text: String) -> Edit {
+    pub(super) fn replace(range: Range<usize>, text: String) -> Edit {
         Edit {
             range,
             text: text.into_bytes(),
@@ -189,7 +199,7 @@ impl Edit {
 
 /// The parts of a one-revision PDF with a classic xref table that the patch
 /// reads: the table, the trailer dictionary and the `startxref` offset.
-struct File<'a> {
+pub(super) struct File<'a> {
     pdf: &'a [u8],
     /// Offset of the `xref` keyword.
     xref_start: usize,
@@ -207,8 +217,8 @@ struct Subsection {
 }
 
 /// An indirect object's value, and its data when it is a stream.
-struct Indirect {
-    value: Spanned,
+pub(super) struct Indirect {
+    pub(super) value: Spanned,
     stream: Option<StreamData>,
 }
 
@@ -280,7 +290,7 @@ impl<'a> File<'a> {
     }
 
     /// The document catalog (`/Root`).
-    fn catalog(&self) -> Result<Dict, ProducerError> {
+    pub(super) fn catalog(&self) -> Result<Dict, ProducerError> {
         let root = self.trailer.get(b"Root").ok_or(ProducerError::WrongType {
             what: "the trailer",
             expected: "a dictionary with /Root",
@@ -305,7 +315,7 @@ impl<'a> File<'a> {
 
     /// Parses `num gen obj value [stream ... endstream] endobj` at the offset
     /// the xref table gives for `reference`.
-    fn object(&self, reference: (u32, u16)) -> Result<Indirect, ProducerError> {
+    pub(super) fn object(&self, reference: (u32, u16)) -> Result<Indirect, ProducerError> {
         let (mut parser, value) = self.open(reference)?;
         let stream = match (&value.object, parser.peek_keyword(b"stream")) {
             (Object::Dict(dict), true) => Some(self.stream_data(&mut parser, dict, reference.0)?),
@@ -396,13 +406,16 @@ impl<'a> File<'a> {
                 "metadata objects after the xref table",
             ));
         }
+        // Growth of all edits before each edit (a link per annotation can
+        // make thousands): an offset's shift is one binary search.
+        let mut before = Vec::with_capacity(edits.len() + 1);
+        before.push(0i64);
+        for e in &edits {
+            before.push(before.last().copied().unwrap_or(0) + e.growth());
+        }
         let shift = |offset: usize| -> Result<usize, ProducerError> {
-            let growth: i64 = edits
-                .iter()
-                .filter(|e| e.range.start < offset)
-                .map(Edit::growth)
-                .sum();
-            usize::try_from(offset as i64 + growth).map_err(|_| ProducerError::TooLarge)
+            let n = edits.partition_point(|e| e.range.start < offset);
+            usize::try_from(offset as i64 + before[n]).map_err(|_| ProducerError::TooLarge)
         };
 
         let growth: i64 = edits.iter().map(Edit::growth).sum();
@@ -498,7 +511,7 @@ fn write_ten_digits(field: &mut [u8], mut value: usize) -> Result<(), ProducerEr
     }
 }
 
-fn reference(value: &Spanned, what: &'static str) -> Result<(u32, u16), ProducerError> {
+pub(super) fn reference(value: &Spanned, what: &'static str) -> Result<(u32, u16), ProducerError> {
     match value.object {
         Object::Ref(num, generation) => Ok((num, generation)),
         _ => Err(ProducerError::WrongType {
@@ -508,7 +521,7 @@ fn reference(value: &Spanned, what: &'static str) -> Result<(u32, u16), Producer
     }
 }
 
-fn dict<'s>(value: &'s Spanned, what: &'static str) -> Result<&'s Dict, ProducerError> {
+pub(super) fn dict<'s>(value: &'s Spanned, what: &'static str) -> Result<&'s Dict, ProducerError> {
     match &value.object {
         Object::Dict(d) => Ok(d),
         _ => Err(ProducerError::WrongType {
@@ -521,7 +534,7 @@ fn dict<'s>(value: &'s Spanned, what: &'static str) -> Result<&'s Dict, Producer
 /// A PDF text string (§7.9.2.2), written as krilla writes its own: printable
 /// ASCII as a literal string (`\`, `(` and `)` escaped), anything else as
 /// UTF-16BE with a byte order mark, in hex.
-fn pdf_text_string(text: &str) -> String {
+pub(super) fn pdf_text_string(text: &str) -> String {
     if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
         let mut out = String::with_capacity(text.len() + 2);
         out.push('(');

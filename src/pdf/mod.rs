@@ -2,10 +2,11 @@
 //! output file names.
 
 mod info;
+mod links;
 pub mod output;
 mod syntax;
 
-pub use self::info::{set_producer, ProducerError};
+pub use self::info::{patch, set_producer, ProducerError};
 
 use typst_pdf::PdfStandard;
 

@@ -228,3 +228,69 @@ fn barcodes_under_accessible_profiles_carry_their_content_as_alternative_text() 
         }
     }
 }
+
+/// Links with `alt`: header, element, text and shape links on two sheets.
+fn links_with_alt(settings: serde_json::Value) -> serde_json::Value {
+    let url = |u: &str| json!({"type": "url", "url": u});
+    json!({"settings": settings,
+    "header": {"height": 10, "elements": [
+        {"type": "link", "x": 5, "y": 2, "width": 20, "height": 5, "target": url("https://example.com/home"), "alt": "Home"}
+    ]},
+    "pages": [
+        {"size": "a6", "elements": [
+            {"type": "link", "x": 10, "y": 20, "width": 30, "height": 8, "target": url("https://example.com/a"), "alt": "One (1)"},
+            {"type": "text", "x": 10, "y": 40, "content": "zwei", "link": {"target": url("https://example.com/b"), "alt": "Zwei: Straße"}},
+            {"type": "rect", "x": 10, "y": 60, "width": 10, "height": 10, "link": {"target": {"type": "page", "page": 2, "x": 0, "y": 0}, "alt": "To page 2"}}
+        ]},
+        {"size": "a6", "elements": [
+            {"type": "line", "x1": 10, "y1": 30, "x2": 60, "y2": 30, "link": {"target": url("https://example.com/c"), "alt": "Drei"}}
+        ]}
+    ]})
+}
+
+/// Renders [`links_with_alt`], checks the file is clean and every link
+/// annotation carries its alt text as `/Contents`, in order; returns the check.
+fn check_link_contents(settings: serde_json::Value) -> serde_json::Value {
+    let check = pdfcheck(&render_bytes(links_with_alt(settings)));
+    assert_eq!(check["problems"], json!([]), "{check}");
+    assert_eq!(
+        check["link_contents"],
+        json!([
+            ["Home", "One (1)", "Zwei: Straße", "To page 2"],
+            ["Home", "Drei"]
+        ])
+    );
+    check
+}
+
+#[test]
+fn a_links_alt_text_is_its_annotations_contents() {
+    check_link_contents(json!({}));
+    // A link without alt gets no /Contents.
+    let mut request = links_with_alt(json!({}));
+    request["pages"][1]["elements"][0]["link"]
+        .as_object_mut()
+        .unwrap()
+        .remove("alt");
+    let check = pdfcheck(&render_bytes(request));
+    assert_eq!(check["link_contents"][1], json!(["Home", null]));
+}
+
+#[test]
+fn under_pdf_ua_a_links_alt_text_is_also_its_structure_elements_alt() {
+    let check = check_link_contents(json!({"profile": "pdfa-ua1", "metadata": {"title": "Links"}}));
+    let mut alts: Vec<String> =
+        serde_json::from_value(check["link_structure_alts"].clone()).unwrap();
+    alts.sort();
+    assert_eq!(
+        alts,
+        [
+            "Drei",
+            "Home",
+            "Home",
+            "One (1)",
+            "To page 2",
+            "Zwei: Straße"
+        ]
+    );
+}

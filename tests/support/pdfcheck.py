@@ -12,7 +12,9 @@ is an error rather than silently repaired. Output:
    "xmp": {"dc:title", "dc:creator", "dc:description", "pdf:Producer", "xmp:CreatorTool"},
    "xmp_producers": N,         # pdf:Producer elements and attributes in the packet
    "uris": [...],              # /URI of every link annotation, in page order
-   "alts": [...]}              # /Alt of every object that has one (structure elements)
+   "alts": [...],              # /Alt of every object that has one (structure elements)
+   "link_contents": [[...]],   # per page, /Contents of each link annotation (null: none), /Annots order
+   "link_structure_alts": [...]}  # /Alt of every Link structure element
 or {"open_error": "..."} when qpdf cannot open the file at all.
 """
 import json
@@ -70,6 +72,17 @@ def alts(pdf):
             if isinstance(obj, pikepdf.Dictionary) and "/Alt" in obj]
 
 
+def link_contents(pdf):
+    return [[str(a.Contents) if "/Contents" in a else None
+             for a in page.get("/Annots", []) if a.get("/Subtype") == "/Link"]
+            for page in pdf.pages]
+
+
+def link_structure_alts(pdf):
+    return [str(o.Alt) for o in pdf.objects
+            if isinstance(o, pikepdf.Dictionary) and o.get("/S") == "/Link" and "/Alt" in o]
+
+
 def main(path):
     try:
         pdf = pikepdf.open(path, attempt_recovery=False)
@@ -85,6 +98,8 @@ def main(path):
             "xmp_producers": xmp_producers(pdf),
             "uris": uris(pdf),
             "alts": alts(pdf),
+            "link_contents": link_contents(pdf),
+            "link_structure_alts": link_structure_alts(pdf),
         }
         out["problems"] += ["WARNING: " + w for w in pdf.get_warnings()]
     print(json.dumps(out, ensure_ascii=False))
