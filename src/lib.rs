@@ -14,6 +14,7 @@ pub mod config;
 pub mod engine;
 pub mod group_commit;
 pub mod http;
+pub mod ir;
 pub mod json_strict;
 pub mod layout;
 pub mod lower;

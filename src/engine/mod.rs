@@ -16,8 +16,8 @@ use typst_pdf::{PdfOptions, PdfStandards, Timestamp};
 use self::fonts::{FontOptions, Fonts};
 use self::world::RenderWorld;
 use crate::config::RuntimeConfig;
+use crate::layout::LaidOut;
 use crate::lower::{self, Lowered};
-use crate::model::Document;
 use crate::validate::{self, Environment, RequestError, ResourceDir};
 
 /// Product name written as the PDF producer unless the request names one.
@@ -80,12 +80,12 @@ impl Engine {
     }
 
     /// Parses and validates a request body.
-    pub fn validate(&self, body: &[u8]) -> Result<Document, RequestError> {
+    pub fn validate(&self, body: &[u8]) -> Result<LaidOut, RequestError> {
         validate::validate_bytes(body, &self.environment())
     }
 
     /// Lowers a validated document to Typst source (for `--emit-typst`).
-    pub fn lower(&self, doc: &Document) -> Lowered {
+    pub fn lower(&self, doc: &LaidOut) -> Lowered {
         lower::lower(doc, &self.config, self.fonts.as_ref())
     }
 
@@ -96,7 +96,7 @@ impl Engine {
     }
 
     /// Renders a validated document, dated now (see [`clock`]).
-    pub fn render(&self, doc: &Document) -> Result<Rendered, RenderError> {
+    pub fn render(&self, doc: &LaidOut) -> Result<Rendered, RenderError> {
         self.render_at(doc, clock())
     }
 
@@ -104,8 +104,9 @@ impl Engine {
     /// `datetime.today()` and the download name. Like Typst's `World::today`,
     /// the clock is an input, so a caller (a test) fixes it without touching
     /// the process environment.
-    pub fn render_at(&self, doc: &Document, now: OffsetDateTime) -> Result<Rendered, RenderError> {
-        let lowered = self.lower(doc);
+    pub fn render_at(&self, laid: &LaidOut, now: OffsetDateTime) -> Result<Rendered, RenderError> {
+        let lowered = self.lower(laid);
+        let doc = &laid.document;
         let sheets = lowered.sheets;
         let profile = doc
             .settings

@@ -13,3 +13,12 @@ pub use flow::{paginate, FlowItem, Piece, PieceKind, SheetGeometry, Sheets};
 pub use measure::{FaceMetrics, FontCatalog, PT_MM};
 pub use table::{lay_out, TableEnv, TableLayout};
 pub use text::{fit_text, FittedText, Measurer};
+
+/// A validated document with its flow decided: the sheets each page prints
+/// on and what its tables and stacks show on each. The lowering's input.
+#[derive(Debug, Clone)]
+pub struct LaidOut {
+    pub document: crate::ir::Document,
+    /// One per page of `document`, in order.
+    pub sheets: Vec<Sheets>,
+}

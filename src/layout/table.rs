@@ -19,6 +19,7 @@ use super::measure::FontCatalog;
 use super::measure::{break_lines, Line};
 use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
+use crate::ir::Table;
 use crate::model::*;
 use crate::rich_text::{parse_rich_text, Run};
 use crate::style::*;
@@ -657,6 +658,7 @@ fn span_groups(cells: &[CellBox], row_cells: &[std::ops::Range<usize>]) -> Vec<u
 mod tests {
     use super::*;
     use crate::config::RuntimeConfig;
+    use crate::ir::Cell;
     use crate::layout::FaceMetrics;
     use crate::layout::PT_MM;
     use serde_json::json;

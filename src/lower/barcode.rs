@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::typst::{mm, num, string};
 use super::Ctx;
+use crate::ir::Barcode;
 use crate::layout::{fit_text, Measurer};
-use crate::model::Barcode;
 use crate::style::Rgb;
 use crate::validate::hrt_runs;
 

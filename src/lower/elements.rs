@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
+use crate::ir::{Barcode, Element, Image};
 use crate::layout::measure::Line;
 use crate::layout::FittedText;
 use crate::model::*;

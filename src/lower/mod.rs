@@ -15,9 +15,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
+use crate::ir::{Document, Element, Page};
 use crate::layout::FontCatalog;
-use crate::layout::PieceKind;
-use crate::model::{Document, Element, Page};
+use crate::layout::{LaidOut, PieceKind, Sheets};
 use crate::style::split_language;
 use crate::validate::{Frame, Zone};
 
@@ -52,13 +52,14 @@ pub(crate) struct Ctx<'a> {
     pub link_alts: Vec<Vec<Option<String>>>,
 }
 
-/// Lowers a validated document to Typst source.
-pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
+/// Lowers a laid-out document to Typst source.
+pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
+    let doc = &laid.document;
     let mut first_sheet = Vec::with_capacity(doc.pages.len());
     let mut next = 1;
-    for page in &doc.pages {
+    for sheets in &laid.sheets {
         first_sheet.push(next);
-        next += page.sheets.count.max(1);
+        next += sheets.count.max(1);
     }
     let total_sheets = next - 1;
     let mut ctx = Ctx {
@@ -74,8 +75,8 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
     };
     ctx.out.push_str(PRELUDE);
     ctx.document_settings();
-    for (i, page) in doc.pages.iter().enumerate() {
-        for sheet in 0..page.sheets.count.max(1) {
+    for (i, (page, sheets)) in doc.pages.iter().zip(&laid.sheets).enumerate() {
+        for sheet in 0..sheets.count.max(1) {
             ctx.sheet = ctx.first_sheet[i] + sheet;
             let _ = writeln!(
                 ctx.out,
@@ -84,7 +85,7 @@ pub fn lower(doc: &Document, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
                 typst::mm(page.height)
             );
             ctx.sections(page.width, page.height);
-            ctx.body(page, sheet);
+            ctx.body(page, sheets, sheet);
             ctx.out.push_str("})\n");
         }
     }
@@ -159,15 +160,14 @@ impl Ctx<'_> {
 
     /// The body of one sheet of a request page: on the first sheet every
     /// element, on continuation sheets only what the flow put there.
-    fn body(&mut self, page: &Page, sheet: usize) {
+    fn body(&mut self, page: &Page, sheets: &Sheets, sheet: usize) {
         let frame = Frame::body(page);
         let mut order: Vec<usize> = (0..page.elements.len()).collect();
         order.sort_by_key(|&i| page.elements[i].z_index());
         for i in order {
             match &page.elements[i] {
                 Element::Table(_) | Element::Stack(_) => {
-                    for piece in page
-                        .sheets
+                    for piece in sheets
                         .pieces
                         .iter()
                         .filter(|p| p.sheet == sheet && p.element == i)

@@ -4,8 +4,9 @@
 use super::{Frame, Validator};
 use crate::barcode::{fit, Symbology};
 use crate::config::StyleDefaults;
+use crate::ir::Barcode;
 use crate::layout::{fit_text, Measurer};
-use crate::model::{Barcode, BarcodeElement, Settings, TextAlign};
+use crate::model::{BarcodeElement, Settings, TextAlign};
 use crate::style::{merge_text, resolve_text, ResolvedText};
 
 /// HRT size when the request gives none (pt).

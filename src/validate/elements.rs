@@ -4,6 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
+use crate::ir::{Element, Image};
 use crate::model::*;
 use crate::style::{merge_stroke, merge_text, resolve_text, weight_value};
 

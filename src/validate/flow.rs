@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::{Frame, Validator};
+use crate::ir::{Element, Page, Table};
 use crate::layout::{self, FlowItem, SheetGeometry, Sheets, TableEnv};
-use crate::model::{Element, Page, Table};
 
 impl Validator<'_> {
     /// Lays out the tables and stacks of a valid page and spreads them over sheets.

@@ -3,8 +3,9 @@
 
 use super::FontCatalog;
 use crate::config::StyleDefaults;
+use crate::ir::{Element, Page, Rect};
 use crate::layout::{fit_text, FittedText, Measurer};
-use crate::model::{AnchorReference, Element, Page, Rect, Settings, TextElement, XAnchor};
+use crate::model::{AnchorReference, Settings, TextElement, XAnchor};
 use crate::style::{merge_text, resolve_text, ResolvedText};
 
 /// Where an element sits, which decides what it may reference.

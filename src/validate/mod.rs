@@ -23,9 +23,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::{page_preset, RuntimeConfig};
-use crate::model::{
-    Document, Element, Page, PageMargin, RawRequest, RawSection, Section, Settings,
-};
+use crate::ir::{Document, Element, Page, Section};
+use crate::layout::{LaidOut, Sheets};
+use crate::model::{PageMargin, RawRequest, RawSection, Settings};
 use crate::pdf::Profile;
 
 /// Most violations reported for one request.
@@ -75,7 +75,7 @@ pub struct Environment<'a> {
 }
 
 /// Parses and validates a request body.
-pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
+pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<LaidOut, RequestError> {
     // Duplicate keys are API-001 like a syntax error (crate::json_strict).
     let value: Value = crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
         line: e.line(),
@@ -86,7 +86,7 @@ pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, Reques
 }
 
 /// Validates an already parsed JSON value.
-pub fn validate_value(value: Value, env: &Environment) -> Result<Document, RequestError> {
+pub fn validate_value(value: Value, env: &Environment) -> Result<LaidOut, RequestError> {
     let invalid = |path: &str, message: String| {
         RequestError::Invalid(vec![Violation {
             path: path.into(),
@@ -220,15 +220,16 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn finish(self, document: Document) -> Result<Document, RequestError> {
+    fn finish(self, laid: LaidOut) -> Result<LaidOut, RequestError> {
         if self.violations.is_empty() {
-            Ok(document)
+            Ok(laid)
         } else {
             Err(RequestError::Invalid(self.violations))
         }
     }
 
-    fn document(&mut self, raw: RawRequest) -> Document {
+    /// The validated document, its pages' flow laid out onto sheets.
+    fn document(&mut self, raw: RawRequest) -> LaidOut {
         self.settings_rules();
         let limits = &self.env.config.limits;
         if raw.pages.is_empty() {
@@ -255,6 +256,7 @@ impl<'a> Validator<'a> {
 
         let default_margin = self.settings.page_margin;
         let mut pages = Vec::with_capacity(raw.pages.len());
+        let mut page_sheets: Vec<Sheets> = Vec::with_capacity(raw.pages.len());
         for (i, raw_page) in raw.pages.into_iter().enumerate() {
             let path = format!("pages[{i}]");
             let (width, height) = self.page_sizes[i];
@@ -273,7 +275,6 @@ impl<'a> Validator<'a> {
                 height,
                 margin,
                 elements: Vec::new(),
-                sheets: Default::default(),
             };
             let frame = Frame::body(&page);
             let content = page.content_box();
@@ -281,10 +282,10 @@ impl<'a> Validator<'a> {
             let footer_h = footer.as_ref().map_or(0.0, |s| s.height);
             self.body_height = content.bottom().min(height - footer_h) - content.y.max(header_h);
             page.elements = self.elements(&format!("{path}.elements"), raw_page.elements, &frame);
-            page.sheets = self.page_flow(&path, &page, header_h, footer_h);
+            page_sheets.push(self.page_flow(&path, &page, header_h, footer_h));
             pages.push(page);
         }
-        let sheets: usize = pages.iter().map(|p| p.sheets.count).sum();
+        let sheets: usize = page_sheets.iter().map(|s| s.count).sum();
         if sheets > limits.sheets {
             self.push(
                 "pages",
@@ -321,11 +322,14 @@ impl<'a> Validator<'a> {
                 ),
             );
         }
-        Document {
-            settings: self.settings.clone(),
-            pages,
-            header,
-            footer,
+        LaidOut {
+            document: Document {
+                settings: self.settings.clone(),
+                pages,
+                header,
+                footer,
+            },
+            sheets: page_sheets,
         }
     }
 

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{element_bounds, Frame, Validator, Zone};
+use crate::ir::{Cell, Element, Stack, Table};
 use crate::model::*;
 
 impl Validator<'_> {

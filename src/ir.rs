@@ -1,0 +1,149 @@
+//! The validated document: what validation makes of a request, typed and
+//! resolved once (a barcode's fitted symbol, an image's checked bytes, a
+//! table's cell grid). Built by [`crate::validate`] from the wire types of
+//! [`crate::model`]; laid out by [`crate::layout`], never written into by a
+//! later phase.
+
+use crate::model::*;
+
+/// One element after its `type` has been read.
+#[derive(Debug, Clone)]
+pub enum Element {
+    Text(TextElement),
+    Barcode(Box<Barcode>),
+    Line(LineElement),
+    Rect(RectElement),
+    Circle(CircleElement),
+    Ellipse(EllipseElement),
+    Polygon(PolygonElement),
+    Link(LinkElement),
+    Image(Box<Image>),
+    Table(Box<Table>),
+    Stack(Box<Stack>),
+}
+
+impl Element {
+    pub fn z_index(&self) -> i64 {
+        match self {
+            Element::Text(e) => e.z_index,
+            Element::Barcode(e) => e.spec.z_index,
+            Element::Line(e) => e.z_index,
+            Element::Rect(e) => e.z_index,
+            Element::Circle(e) => e.z_index,
+            Element::Ellipse(e) => e.z_index,
+            Element::Polygon(e) => e.z_index,
+            Element::Link(e) => e.z_index,
+            Element::Image(e) => e.spec.z_index,
+            Element::Table(e) => e.spec.z_index,
+            Element::Stack(e) => e.z_index,
+        }
+    }
+}
+
+/// A barcode element as validation leaves it: the request, its symbol
+/// encoded and fitted into the box, and the style of its human-readable
+/// text when that is on.
+#[derive(Debug, Clone)]
+pub struct Barcode {
+    pub spec: BarcodeElement,
+    pub symbol: crate::barcode::fit::Fitted,
+    pub text: Option<crate::style::ResolvedText>,
+}
+
+/// An image element as validation leaves it: the request and the image
+/// bytes it checked (read from the data URI, base64 or resource folder).
+#[derive(Debug, Clone)]
+pub struct Image {
+    pub spec: ImageElement,
+    pub bytes: std::sync::Arc<Vec<u8>>,
+}
+
+/// A table as validation leaves it: the request without its `rows`, and
+/// the rows read once into a typed grid.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub spec: TableElement,
+    /// Row by row, one entry per column in column order; `None` where the
+    /// row gives the column no value or a span covers the cell.
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+/// A body cell as validation read it: its text (strings as given, numbers
+/// and booleans as written, null empty) and, for a cell object, its own
+/// style, link and spans.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub text: String,
+    pub style: Option<Box<TableCellStyle>>,
+    pub link: Option<Box<LinkSpec>>,
+    pub row_span: usize,
+    pub col_span: usize,
+}
+
+/// A stack after validation: its table, then its blocks (each a list of elements).
+#[derive(Debug, Clone)]
+pub struct Stack {
+    pub gap: f64,
+    pub table: Table,
+    pub blocks: Vec<Vec<Element>>,
+    /// Height of each block in mm (its lowest child's bottom).
+    pub block_heights: Vec<f64>,
+    pub z_index: i64,
+}
+
+/// A request that passed validation: sizes resolved, elements typed.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub settings: Settings,
+    pub pages: Vec<Page>,
+    pub header: Option<Section>,
+    pub footer: Option<Section>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// Page width in mm.
+    pub width: f64,
+    /// Page height in mm.
+    pub height: f64,
+    /// The effective margin (page margin, else `settings.page_margin`), if any.
+    pub margin: Option<PageMargin>,
+    pub elements: Vec<Element>,
+}
+
+impl Page {
+    /// The body content box (x, y, width, height) in page mm; the whole page without a margin.
+    pub fn content_box(&self) -> Rect {
+        let m = self.margin.unwrap_or_default();
+        Rect {
+            x: m.left,
+            y: m.top,
+            w: self.width - m.left - m.right,
+            h: self.height - m.top - m.bottom,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub height: f64,
+    pub elements: Vec<Element>,
+}
+
+/// An axis-aligned box in mm.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    pub fn right(&self) -> f64 {
+        self.x + self.w
+    }
+    pub fn bottom(&self) -> f64 {
+        self.y + self.h
+    }
+}
