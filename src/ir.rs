@@ -9,7 +9,7 @@ use crate::model::*;
 /// One element after its `type` has been read.
 #[derive(Debug, Clone)]
 pub enum Element {
-    Text(TextElement),
+    Text(Box<Text>),
     Barcode(Box<Barcode>),
     Line(LineElement),
     Rect(RectElement),
@@ -25,7 +25,7 @@ pub enum Element {
 impl Element {
     pub fn z_index(&self) -> i64 {
         match self {
-            Element::Text(e) => e.z_index,
+            Element::Text(e) => e.spec.z_index,
             Element::Barcode(e) => e.spec.z_index,
             Element::Line(e) => e.z_index,
             Element::Rect(e) => e.z_index,
@@ -40,6 +40,24 @@ impl Element {
     }
 }
 
+/// A text element as validation leaves it: the request, its resolved style
+/// and its lines fitted to its box (what the content-box rule checked and
+/// the lowering prints).
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub spec: TextElement,
+    pub style: crate::style::ResolvedText,
+    pub fitted: crate::rich_text::FittedText,
+}
+
+impl Text {
+    /// The unrotated box: the style's width and height when given, else the
+    /// widest line and the lines' height.
+    pub fn box_size(&self) -> (f64, f64) {
+        self.fitted.box_size(&self.style)
+    }
+}
+
 /// A barcode element as validation leaves it: the request, its symbol
 /// encoded and fitted into the box, and the style of its human-readable
 /// text when that is on.
@@ -47,7 +65,8 @@ impl Element {
 pub struct Barcode {
     pub spec: BarcodeElement,
     pub symbol: crate::barcode::fit::Fitted,
-    pub text: Option<crate::style::ResolvedText>,
+    /// The human-readable text's style and its line fitted to the box width.
+    pub text: Option<(crate::style::ResolvedText, crate::rich_text::FittedText)>,
 }
 
 /// An image element as validation leaves it: the request and the image

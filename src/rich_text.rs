@@ -1,5 +1,8 @@
 //! Text content: `[B]..[/B]` (bold), `[L]..[/L]` (1.5x size) and line breaks.
-//! Everything else is literal text.
+//! Everything else is literal text. Also the shapes text takes once it is
+//! fitted to a box (`crate::layout::text`): lines of formatted segments.
+
+use crate::style::ResolvedText;
 
 /// A piece of text content with its inline formatting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +83,58 @@ pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
         return Err(format!("`[{tag}]` is not closed with `[/{tag}]`"));
     }
     Ok(runs)
+}
+
+/// A piece of a line with one formatting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub text: String,
+    pub bold: bool,
+    pub large: bool,
+}
+
+/// One line of text as it will be printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub segments: Vec<Segment>,
+    /// Measured width in mm.
+    pub width: f64,
+    /// Whether a `[L]` (1.5x) run is on this line, which makes the line taller.
+    pub large: bool,
+    /// The line ends where the text wrapped, not at a line break of the
+    /// content (justified text stretches only such lines).
+    pub wrapped: bool,
+}
+
+/// Lines of text fitted to a box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedText {
+    /// Font size in pt, after shrink-to-fit.
+    pub size: f64,
+    pub lines: Vec<Line>,
+    /// Height of each line in mm (a line holding `[L]` text is 1.5 times taller).
+    pub line_heights: Vec<f64>,
+}
+
+impl FittedText {
+    /// Height of all lines in mm.
+    pub fn height(&self) -> f64 {
+        self.line_heights.iter().sum()
+    }
+
+    /// Width of the widest line in mm.
+    pub fn widest(&self) -> f64 {
+        self.lines.iter().map(|l| l.width).fold(0.0, f64::max)
+    }
+
+    /// The box a text of this style occupies: its style's width and height
+    /// when given, else the widest line and the lines' height.
+    pub fn box_size(&self, style: &ResolvedText) -> (f64, f64) {
+        (
+            style.width.unwrap_or_else(|| self.widest()),
+            style.height.unwrap_or_else(|| self.height()),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! for pagination are the heights printed. Kerning is ignored: it narrows
 //! text slightly, so a line measured to fit always fits.
 
-use crate::rich_text::Run;
+use crate::rich_text::{Line, Run, Segment};
 
 /// 1 pt in mm.
 pub const PT_MM: f64 = 25.4 / 72.0;
@@ -62,27 +62,6 @@ impl FaceMetrics {
         }
         sum as f64
     }
-}
-
-/// A piece of a line with one formatting.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Segment {
-    pub text: String,
-    pub bold: bool,
-    pub large: bool,
-}
-
-/// One line of text as it will be printed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Line {
-    pub segments: Vec<Segment>,
-    /// Measured width in mm.
-    pub width: f64,
-    /// Whether a `[L]` (1.5x) run is on this line, which makes the line taller.
-    pub large: bool,
-    /// The line ends where the text wrapped, not at a line break of the
-    /// content (justified text stretches only such lines).
-    pub wrapped: bool,
 }
 
 impl Line {

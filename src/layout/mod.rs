@@ -9,10 +9,11 @@ pub mod measure;
 pub mod table;
 pub mod text;
 
+pub use crate::rich_text::{FittedText, Line, Segment};
 pub use flow::{paginate, FlowItem, Piece, PieceKind, SheetGeometry, Sheets};
 pub use measure::{FaceMetrics, FontCatalog, PT_MM};
 pub use table::{lay_out, TableEnv, TableLayout};
-pub use text::{fit_text, FittedText, Measurer};
+pub use text::{fit_text, Measurer};
 
 /// A validated document with its flow decided: the sheets each page prints
 /// on and what its tables and stacks show on each. The lowering's input.

@@ -15,12 +15,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::measure::break_lines;
 use super::measure::FontCatalog;
-use super::measure::{break_lines, Line};
 use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
 use crate::ir::Table;
 use crate::model::*;
+use crate::rich_text::Line;
 use crate::rich_text::{parse_rich_text, Run};
 use crate::style::*;
 

@@ -23,42 +23,12 @@
 use std::sync::Arc;
 
 use super::measure::{
-    break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, FontCatalog, Line, PT_MM,
+    break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, FontCatalog, PT_MM,
 };
 use crate::model::TextOverflow;
+use crate::rich_text::FittedText;
 use crate::rich_text::Run;
 use crate::style::ResolvedText;
-
-/// Lines of text fitted to a box.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FittedText {
-    /// Font size in pt, after shrink-to-fit.
-    pub size: f64,
-    pub lines: Vec<Line>,
-    /// Height of each line in mm (a line holding `[L]` text is 1.5 times taller).
-    pub line_heights: Vec<f64>,
-}
-
-impl FittedText {
-    /// Height of all lines in mm.
-    pub fn height(&self) -> f64 {
-        self.line_heights.iter().sum()
-    }
-
-    /// Width of the widest line in mm.
-    pub fn widest(&self) -> f64 {
-        self.lines.iter().map(|l| l.width).fold(0.0, f64::max)
-    }
-
-    /// The box a text of this style occupies: its style's width and height
-    /// when given, else the widest line and the lines' height.
-    pub fn box_size(&self, style: &ResolvedText) -> (f64, f64) {
-        (
-            style.width.unwrap_or_else(|| self.widest()),
-            style.height.unwrap_or_else(|| self.height()),
-        )
-    }
-}
 
 /// Fits `runs` in style `style` into a box `width` x `height` (mm).
 pub fn fit_text(
@@ -190,6 +160,7 @@ impl<'a> Measurer<'a> {
 mod tests {
     use super::*;
     use crate::model::{TextAlign, VerticalAlign};
+    use crate::rich_text::Line;
     use crate::style::Rgb;
 
     /// Every character is 0.5 em wide: at 7.2 pt (2.54 mm an em), 1.27 mm.

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use super::typst::{mm, num, string};
 use super::Ctx;
 use crate::ir::Barcode;
-use crate::layout::{fit_text, Measurer};
 use crate::style::Rgb;
-use crate::validate::hrt_runs;
 
 /// The symbol as Typst content of exactly the element's (unrotated) box.
 ///
@@ -62,19 +60,12 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
         mm(h),
         string(&b.content.replace(char::is_control, " "))
     );
-    if let Some(style) = &barcode.text {
-        let text = fit_text(
-            &hrt_runs(b),
-            style,
-            Some(w),
-            None,
-            &Measurer::new(ctx.fonts),
-        );
+    if let Some((style, text)) = &barcode.text {
         let _ = write!(
             parts,
             "; place(dx: 0mm, dy: {}, {})",
             mm(fitted.text_top),
-            ctx.text_body(&text, style)
+            ctx.text_body(text, style)
         );
     }
     format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h))

@@ -4,12 +4,12 @@ use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
-use crate::ir::{Barcode, Element, Image};
-use crate::layout::measure::Line;
+use crate::ir::{Barcode, Element, Image, Text};
 use crate::layout::FittedText;
 use crate::model::*;
+use crate::rich_text::Line;
 use crate::style::*;
-use crate::validate::{fit_text_element, resolve_x, Frame};
+use crate::validate::{resolve_x, Frame};
 
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
@@ -33,9 +33,10 @@ impl Ctx<'_> {
         let (placed, link) = match element {
             Element::Text(t) => (
                 self.text(t, frame),
-                t.link
+                t.spec
+                    .link
                     .as_ref()
-                    .or(t.style.as_ref().and_then(|s| s.link.as_ref())),
+                    .or(t.spec.style.as_ref().and_then(|s| s.link.as_ref())),
             ),
             Element::Rect(r) => (self.rect(r, frame), r.link.as_ref()),
             Element::Circle(c) => (self.circle(c, frame), c.link.as_ref()),
@@ -144,13 +145,12 @@ impl Ctx<'_> {
         }
     }
 
-    fn text(&mut self, t: &TextElement, frame: &Frame) -> Placed {
-        let (style, fitted) =
-            fit_text_element(t, &self.doc.settings, &self.config.defaults, self.fonts);
-        let (w, h) = fitted.box_size(&style);
+    fn text(&mut self, text: &Text, frame: &Frame) -> Placed {
+        let (t, style, fitted) = (&text.spec, &text.style, &text.fitted);
+        let (w, h) = text.box_size();
         let (bw, _) = rotated_size(w, h, t.rotation);
         let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
-        let mut body = self.text_body(&fitted, &style);
+        let mut body = self.text_body(fitted, style);
         if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
             // Rotation reflows around the body's size: the box shrinks it to
             // the text (a bare paragraph would span the whole wide region).

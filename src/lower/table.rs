@@ -9,9 +9,9 @@ use std::ops::Range;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
-use crate::layout::measure::Line;
 use crate::layout::table::{CellBox, TableLayout};
 use crate::model::{TextAlign, VerticalAlign};
+use crate::rich_text::Line;
 use crate::style::{ResolvedFill, ResolvedStroke};
 
 /// Typst's text settings for one group of lines.

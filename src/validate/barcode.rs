@@ -53,7 +53,16 @@ impl Validator<'_> {
                 return None;
             }
         };
-        let text = hrt_style(&self.settings, &self.env.config.defaults, &b);
+        let text = hrt_style(&self.settings, &self.env.config.defaults, &b).map(|style| {
+            let fitted = fit_text(
+                &hrt_runs(&b),
+                &style,
+                Some(b.width),
+                None,
+                &Measurer::new(self.env.fonts),
+            );
+            (style, fitted)
+        });
         // Human-readable text is drawn under bars shortened for it; a 2-D
         // symbol has no bars to shorten, and the text would cover modules.
         if text.is_some() && !symbology.is_linear() {
@@ -72,16 +81,7 @@ impl Validator<'_> {
             .and_then(|options| {
                 let symbol = crate::barcode::encode(symbology, &b.content, &options)
                     .map_err(|e| (None, e.to_string()))?;
-                let text_height = text.as_ref().map_or(0.0, |style| {
-                    fit_text(
-                        &hrt_runs(&b),
-                        style,
-                        Some(b.width),
-                        None,
-                        &Measurer::new(self.env.fonts),
-                    )
-                    .height()
-                });
+                let text_height = text.as_ref().map_or(0.0, |(_, fitted)| fitted.height());
                 let opts = b.options.clone().unwrap_or_default();
                 let frame = fit::Frame {
                     width: b.width,
@@ -112,7 +112,7 @@ impl Validator<'_> {
 }
 
 /// The human-readable text of a barcode: `hrt.content`, else its content, on one line.
-pub fn hrt_runs(b: &BarcodeElement) -> Vec<super::Run> {
+fn hrt_runs(b: &BarcodeElement) -> Vec<super::Run> {
     let content = b
         .hrt
         .as_ref()

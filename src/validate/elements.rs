@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
-use crate::ir::{Element, Image};
+use crate::ir::{Element, Image, Text};
 use crate::model::*;
 use crate::style::{merge_stroke, merge_text, resolve_text, weight_value};
 
@@ -28,7 +28,20 @@ impl Validator<'_> {
             map.remove("type");
         }
         let element = match kind.as_str() {
-            "text" => Element::Text(self.parse(path, &object)?),
+            "text" => {
+                let spec: TextElement = self.parse(path, &object)?;
+                let (style, fitted) = super::fit_text_element(
+                    &spec,
+                    &self.settings,
+                    &self.env.config.defaults,
+                    self.env.fonts,
+                );
+                Element::Text(Box::new(Text {
+                    spec,
+                    style,
+                    fitted,
+                }))
+            }
             "barcode" => {
                 let spec = self.parse(path, &object)?;
                 Element::Barcode(Box::new(self.barcode(path, spec, frame)?))
@@ -139,7 +152,7 @@ impl Validator<'_> {
 
     fn element_rules(&mut self, path: &str, element: &Element, frame: &Frame) {
         match element {
-            Element::Text(t) => self.text_rules(path, t, frame),
+            Element::Text(t) => self.text_rules(path, &t.spec, frame),
             // Checked while it was encoded and fitted (validate::barcode).
             Element::Barcode(_) => {}
             Element::Line(l) => {
@@ -658,13 +671,7 @@ impl Validator<'_> {
         if matches!(element, Element::Table(_) | Element::Stack(_)) {
             return;
         }
-        let Some(b) = super::element_bounds(
-            element,
-            frame,
-            &self.settings,
-            &self.env.config.defaults,
-            self.env.fonts,
-        ) else {
+        let Some(b) = super::element_bounds(element, frame) else {
             return;
         };
         const EPS: f64 = 1e-6;

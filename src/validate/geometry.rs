@@ -109,18 +109,6 @@ pub fn fit_text_element(
     (style, fitted)
 }
 
-/// Unrotated size of a text box in mm: its style's width and height when
-/// given, else its widest line and the height of its (wrapped) lines.
-pub fn text_box_size(
-    t: &TextElement,
-    settings: &Settings,
-    sys: &StyleDefaults,
-    fonts: &dyn FontCatalog,
-) -> (f64, f64) {
-    let (style, fitted) = fit_text_element(t, settings, sys, fonts);
-    fitted.box_size(&style)
-}
-
 fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
     match rotation {
         Some(r) if r == 90.0 || r == 270.0 => (h, w),
@@ -130,13 +118,7 @@ fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
 
 /// The page-space bounding box of an element after rotation, when it has one
 /// known before layout (tables and stacks flow and are checked elsewhere).
-pub fn element_bounds(
-    element: &Element,
-    frame: &Frame,
-    settings: &Settings,
-    sys: &StyleDefaults,
-    fonts: &dyn FontCatalog,
-) -> Option<Rect> {
+pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
     let (ox, oy) = frame.origin;
     let boxed = |x: Option<f64>, a: Option<&XAnchor>, y: f64, w: f64, h: f64, rot: Option<f64>| {
         let (w, h) = rotated(w, h, rot);
@@ -149,7 +131,8 @@ pub fn element_bounds(
     };
     Some(match element {
         Element::Text(t) => {
-            let (w, h) = text_box_size(t, settings, sys, fonts);
+            let (w, h) = t.box_size();
+            let t = &t.spec;
             boxed(t.x, t.x_anchor.as_ref(), t.y, w, h, t.rotation)
         }
         Element::Barcode(b) => {

@@ -12,8 +12,7 @@ mod image;
 mod schema;
 mod table;
 
-pub use self::barcode::hrt_runs;
-pub use self::geometry::{element_bounds, fit_text_element, resolve_x, text_box_size, Frame, Zone};
+pub use self::geometry::{element_bounds, fit_text_element, resolve_x, Frame, Zone};
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use crate::layout::{FontCatalog, PT_MM};

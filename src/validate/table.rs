@@ -481,7 +481,7 @@ impl Validator<'_> {
                     elements.push(e);
                 }
             }
-            let height = block_height(&elements, &block_frame, self);
+            let height = block_height(&elements, &block_frame);
             if height > self.body_height + 1e-6 {
                 self.push(
                     cpath,
@@ -543,11 +543,11 @@ pub fn table_width(t: &TableElement) -> Option<f64> {
 }
 
 /// A block's height: the lowest bottom of its children, measured from the block start.
-fn block_height(elements: &[Element], frame: &Frame, v: &Validator) -> f64 {
+fn block_height(elements: &[Element], frame: &Frame) -> f64 {
     let top = frame.origin.1;
     elements
         .iter()
-        .filter_map(|e| element_bounds(e, frame, &v.settings, &v.env.config.defaults, v.env.fonts))
+        .filter_map(|e| element_bounds(e, frame))
         .map(|b| b.bottom() - top)
         .fold(0.0, f64::max)
 }
