@@ -9,7 +9,7 @@ use crate::layout::FittedText;
 use crate::model::*;
 use crate::rich_text::Line;
 use crate::style::*;
-use crate::validate::{resolve_x, Frame};
+use crate::validate::{resolve_x, rotated, Frame};
 
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
@@ -148,7 +148,7 @@ impl Ctx<'_> {
     fn text(&mut self, text: &Text, frame: &Frame) -> Placed {
         let (t, style, fitted) = (&text.spec, &text.style, &text.fitted);
         let (w, h) = text.box_size();
-        let (bw, _) = rotated_size(w, h, t.rotation);
+        let (bw, _) = rotated(w, h, t.rotation);
         let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
         let mut body = self.text_body(fitted, style);
         if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
@@ -282,7 +282,7 @@ impl Ctx<'_> {
                     .and_then(|s| s.corner_radius)
             })
             .unwrap_or(self.config.defaults.corner_radius);
-        let (bw, _) = rotated_size(r.width, r.height, r.rotation);
+        let (bw, _) = rotated(r.width, r.height, r.rotation);
         let body = format!(
             "rect(width: {}, height: {}, radius: {}, fill: {}, stroke: {})",
             mm(r.width),
@@ -320,7 +320,7 @@ impl Ctx<'_> {
         let stroke = self.shape_stroke(e.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(e.fill.as_ref());
         // Only quarter turns exist, so a rotated ellipse is the one with its radii swapped.
-        let (rx, ry) = rotated_size(e.rx, e.ry, e.rotation);
+        let (rx, ry) = rotated(e.rx, e.ry, e.rotation);
         let body = format!(
             "ellipse(width: {}, height: {}, fill: {}, stroke: {})",
             mm(2.0 * rx),
@@ -485,7 +485,7 @@ impl Ctx<'_> {
             w = mm(i.width),
             h = mm(i.height)
         );
-        let (bw, _) = rotated_size(i.width, i.height, i.rotation);
+        let (bw, _) = rotated(i.width, i.height, i.rotation);
         Placed {
             x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame),
             y: frame.origin.1 + i.y,
@@ -497,20 +497,13 @@ impl Ctx<'_> {
     fn barcode(&mut self, b: &Barcode, frame: &Frame) -> Placed {
         let spec = &b.spec;
         let body = super::barcode::draw(self, b);
-        let (bw, _) = rotated_size(spec.width, spec.height, spec.rotation);
+        let (bw, _) = rotated(spec.width, spec.height, spec.rotation);
         Placed {
             x: resolve_x(spec.x, spec.x_anchor.as_ref(), bw, frame),
             y: frame.origin.1 + spec.y,
             body: rotate(body, spec.rotation),
             unbounded: false,
         }
-    }
-}
-
-fn rotated_size(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
-    match rotation {
-        Some(r) if r == 90.0 || r == 270.0 => (h, w),
-        _ => (w, h),
     }
 }
 

@@ -82,12 +82,11 @@ impl Validator<'_> {
                 let symbol = crate::barcode::encode(symbology, &b.content, &options)
                     .map_err(|e| (None, e.to_string()))?;
                 let text_height = text.as_ref().map_or(0.0, |(_, fitted)| fitted.height());
-                let opts = b.options.clone().unwrap_or_default();
                 let frame = fit::Frame {
                     width: b.width,
                     height: b.height,
-                    quiet_zone: opts.quiet_zone.unwrap_or(0.0),
-                    module: opts.bar_width,
+                    quiet_zone: b.options.as_ref().and_then(|o| o.quiet_zone).unwrap_or(0.0),
+                    module: b.options.as_ref().and_then(|o| o.bar_width),
                     dpi: self.settings.print_dpi,
                     text_height,
                     min_module: self.env.config.limits.barcode_module_min_mm,

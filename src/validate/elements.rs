@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
 use crate::ir::{Element, Image, Text};
+use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
-use crate::style::{merge_stroke, merge_text, resolve_text, weight_value};
+use crate::style::{merge_stroke, merge_text, resolve_text, weight_value, ResolvedText};
 
 impl Validator<'_> {
     /// Parses one element by its `type` and checks its rules.
@@ -29,18 +30,8 @@ impl Validator<'_> {
         }
         let element = match kind.as_str() {
             "text" => {
-                let spec: TextElement = self.parse(path, &object)?;
-                let (style, fitted) = super::fit_text_element(
-                    &spec,
-                    &self.settings,
-                    &self.env.config.defaults,
-                    self.env.fonts,
-                );
-                Element::Text(Box::new(Text {
-                    spec,
-                    style,
-                    fitted,
-                }))
+                let spec = self.parse(path, &object)?;
+                Element::Text(Box::new(self.text(path, spec, frame)))
             }
             "barcode" => {
                 let spec = self.parse(path, &object)?;
@@ -152,7 +143,8 @@ impl Validator<'_> {
 
     fn element_rules(&mut self, path: &str, element: &Element, frame: &Frame) {
         match element {
-            Element::Text(t) => self.text_rules(path, &t.spec, frame),
+            // Checked while it was fitted (Validator::text).
+            Element::Text(_) => {}
             // Checked while it was encoded and fitted (validate::barcode).
             Element::Barcode(_) => {}
             Element::Line(l) => {
@@ -251,22 +243,38 @@ impl Validator<'_> {
         self.content_box_rules(path, element, frame);
     }
 
-    fn text_rules(&mut self, path: &str, t: &TextElement, frame: &Frame) {
+    /// Checks a text element and fits its lines to its box once: the
+    /// content is parsed and the style layers merged here and nowhere else.
+    fn text(&mut self, path: &str, t: TextElement, frame: &Frame) -> Text {
         self.x_rules(path, t.x, t.x_anchor.as_ref(), frame);
         self.coordinate(&format!("{path}.y"), t.y);
         self.rotation_rules(path, t.rotation);
         self.text_chars += t.content.chars().count();
-        if let Err(message) = super::parse_rich_text(&t.content) {
+        // Broken tags are a violation; nothing is measured for them.
+        let runs = super::parse_rich_text(&t.content).unwrap_or_else(|message| {
             self.push(format!("{path}.content"), message);
-        }
+            Vec::new()
+        });
         if let Some(style) = &t.style {
             self.text_style_values(&format!("{path}.style"), style);
         }
-        let defaults = self.settings.defaults.as_ref().and_then(|d| d.text.clone());
-        let merged = merge_text(&[defaults.as_ref(), t.style.as_ref()]);
+        let defaults = self
+            .settings
+            .defaults
+            .as_ref()
+            .and_then(|d| d.text.as_ref());
+        let merged = merge_text(&[defaults, t.style.as_ref()]);
         self.text_combination_rules(&format!("{path}.style"), &merged);
+        let style = resolve_text(&merged, &self.env.config.defaults);
+        let fitted = fit_text(
+            &runs,
+            &style,
+            style.width,
+            style.height,
+            &Measurer::new(self.env.fonts),
+        );
         if merged.width.is_none() {
-            self.unwrapped_line_rules(&format!("{path}.content"), &t.content, &merged);
+            self.unwrapped_line_rules(&format!("{path}.content"), &style, &fitted);
         }
         if t.x_anchor.is_some() && merged.width.is_none() {
             self.push(
@@ -285,6 +293,11 @@ impl Validator<'_> {
             &format!("{path}.style.link"),
             t.style.as_ref().and_then(|s| s.link.as_ref()),
         );
+        Text {
+            spec: t,
+            style,
+            fitted,
+        }
     }
 
     /// Text without `style.width` never wraps, and Typst's time for one
@@ -293,39 +306,26 @@ impl Validator<'_> {
     /// is bounded before anything is compiled: at most
     /// `limits.text_line_chars` characters, and no wider than the widest
     /// sheet there can be (`limits.page_side_mm`), past which nothing of it
-    /// could be printed anyway.
-    fn unwrapped_line_rules(&mut self, path: &str, content: &str, style: &TextStyle) {
-        // Broken tags are reported by the content rule.
-        let Ok(runs) = super::parse_rich_text(content) else {
-            return;
+    /// could be printed anyway. Without a width the fitted lines are the
+    /// content's own lines; their widths are taken at the style's size (a
+    /// shrunk text is judged unshrunk).
+    fn unwrapped_line_rules(&mut self, path: &str, style: &ResolvedText, fitted: &FittedText) {
+        let most_chars = fitted
+            .lines
+            .iter()
+            .map(|l| {
+                l.segments
+                    .iter()
+                    .map(|s| s.text.chars().count())
+                    .sum::<usize>()
+            })
+            .max()
+            .unwrap_or(0);
+        let widest = if fitted.size > 0.0 {
+            fitted.widest() * style.size / fitted.size
+        } else {
+            0.0
         };
-        let text = resolve_text(style, &self.env.config.defaults);
-        let (mut chars, mut width) = (0usize, 0.0f64);
-        let (mut most_chars, mut widest) = (0usize, 0.0f64);
-        for run in runs.iter().chain([&super::Run::LineBreak]) {
-            match run {
-                super::Run::Text {
-                    text: t,
-                    bold,
-                    large,
-                } => {
-                    chars += t.chars().count();
-                    let weight = if *bold {
-                        text.weight.max(700)
-                    } else {
-                        text.weight
-                    };
-                    let size = if *large { text.size * 1.5 } else { text.size };
-                    let face = self.env.fonts.face(&text.family, weight);
-                    width += face.width(t) * size * super::PT_MM;
-                }
-                super::Run::LineBreak => {
-                    most_chars = most_chars.max(chars);
-                    widest = widest.max(width);
-                    (chars, width) = (0, 0.0);
-                }
-            }
-        }
         let limits = &self.env.config.limits;
         if most_chars > limits.text_line_chars {
             self.push(

@@ -1,12 +1,8 @@
 //! Where an element lands on the page: anchors, rotation, bounding boxes.
 //! Validation (content-box rule) and lowering (placement) share these.
 
-use super::FontCatalog;
-use crate::config::StyleDefaults;
 use crate::ir::{Element, Page, Rect};
-use crate::layout::{fit_text, FittedText, Measurer};
-use crate::model::{AnchorReference, Settings, TextElement, XAnchor};
-use crate::style::{merge_text, resolve_text, ResolvedText};
+use crate::model::{AnchorReference, XAnchor};
 
 /// Where an element sits, which decides what it may reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,29 +83,8 @@ pub fn resolve_x(x: Option<f64>, anchor: Option<&XAnchor>, width: f64, frame: &F
     }
 }
 
-/// A text element's resolved style and its lines fitted to its box
-/// (crate::layout::text): what the content-box rule checks and the lowering prints.
-pub fn fit_text_element(
-    t: &TextElement,
-    settings: &Settings,
-    sys: &StyleDefaults,
-    fonts: &dyn FontCatalog,
-) -> (ResolvedText, FittedText) {
-    let defaults = settings.defaults.as_ref().and_then(|d| d.text.as_ref());
-    let style = resolve_text(&merge_text(&[defaults, t.style.as_ref()]), sys);
-    // Broken tags are a violation of their own; measure nothing for them.
-    let runs = crate::rich_text::parse_rich_text(&t.content).unwrap_or_default();
-    let fitted = fit_text(
-        &runs,
-        &style,
-        style.width,
-        style.height,
-        &Measurer::new(fonts),
-    );
-    (style, fitted)
-}
-
-fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
+/// A `w` x `h` box's extent after a clockwise quarter turn `rotation`.
+pub fn rotated(w: f64, h: f64, rotation: Option<f64>) -> (f64, f64) {
     match rotation {
         Some(r) if r == 90.0 || r == 270.0 => (h, w),
         _ => (w, h),

@@ -12,7 +12,7 @@ mod image;
 mod schema;
 mod table;
 
-pub use self::geometry::{element_bounds, fit_text_element, resolve_x, Frame, Zone};
+pub use self::geometry::{element_bounds, resolve_x, rotated, Frame, Zone};
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use crate::layout::{FontCatalog, PT_MM};
