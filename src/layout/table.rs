@@ -660,21 +660,9 @@ mod tests {
     use super::*;
     use crate::config::RuntimeConfig;
     use crate::ir::Cell;
-    use crate::layout::FaceMetrics;
+    use crate::layout::measure::HalfEm;
     use crate::layout::PT_MM;
     use serde_json::json;
-
-    /// Every character 0.5 em wide, in every family and weight.
-    struct HalfEm;
-
-    impl FontCatalog for HalfEm {
-        fn has_family(&self, _: &str) -> bool {
-            true
-        }
-        fn face(&self, _: &str, _: u16) -> Arc<FaceMetrics> {
-            Arc::new(FaceMetrics::new(0.8, |_| 0.5))
-        }
-    }
 
     /// A table of `columns` (JSON) whose body rows are these texts, one per column.
     fn table(columns: serde_json::Value, width: Option<f64>, rows: &[&[&str]]) -> Table {

@@ -159,22 +159,12 @@ impl<'a> Measurer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::measure::HalfEm;
     use crate::model::{TextAlign, VerticalAlign};
     use crate::rich_text::Line;
     use crate::style::Rgb;
 
-    /// Every character is 0.5 em wide: at 7.2 pt (2.54 mm an em), 1.27 mm.
-    struct HalfEm;
-
-    impl FontCatalog for HalfEm {
-        fn has_family(&self, _: &str) -> bool {
-            true
-        }
-        fn face(&self, _: &str, _: u16) -> Arc<FaceMetrics> {
-            Arc::new(FaceMetrics::new(0.8, |_| 0.5))
-        }
-    }
-
+    /// One character at 7.2 pt (2.54 mm an em) in [`HalfEm`].
     const CHAR_MM: f64 = 0.5 * 7.2 * PT_MM;
 
     fn style() -> ResolvedText {

@@ -11,6 +11,27 @@ fn labelpress() -> Command {
     c
 }
 
+/// The PDF of `labelpress render EXAMPLE -o OUT --resources examples`, as
+/// the README runs it, with `env` set for the child process; fails the test
+/// when the command fails.
+fn render_example(example: &str, env: &[(&str, &str)]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.pdf");
+    let status = labelpress()
+        .envs(env.iter().copied())
+        .args(["render", example, "-o"])
+        .arg(&out)
+        .args(["--resources", "examples"])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{example}: {}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    std::fs::read(&out).unwrap()
+}
+
 /// Every `examples/*.json` the README names renders with the README's command.
 #[test]
 fn readme_examples_render() {
@@ -23,20 +44,7 @@ fn readme_examples_render() {
     examples.dedup();
     assert!(!examples.is_empty(), "the README names its examples");
     for example in examples {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out.pdf");
-        let status = labelpress()
-            .args(["render", example, "-o"])
-            .arg(&out)
-            .args(["--resources", "examples"])
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "{example}: {}",
-            String::from_utf8_lossy(&status.stdout)
-        );
-        let pdf = read_pdf(std::fs::read(&out).unwrap());
+        let pdf = read_pdf(render_example(example, &[]));
         assert!(pdf.page_count() >= 1, "{example}");
         assert!(!pdf.spans(0).is_empty(), "{example} has text");
     }
@@ -106,24 +114,10 @@ fn emit_typst_prints_the_generated_source_with_user_text_as_literals() {
 /// process only, never for the test process).
 #[test]
 fn source_date_epoch_makes_the_binarys_output_reproducible() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut outputs = Vec::new();
-    for name in ["a.pdf", "b.pdf"] {
-        let out = dir.path().join(name);
-        let status = labelpress()
-            .env("SOURCE_DATE_EPOCH", "1700000000")
-            .args(["render", "examples/label.json", "-o"])
-            .arg(&out)
-            .args(["--resources", "examples"])
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "{}",
-            String::from_utf8_lossy(&status.stdout)
-        );
-        outputs.push(std::fs::read(&out).unwrap());
-    }
+    let epoch = [("SOURCE_DATE_EPOCH", "1700000000")];
+    let mut outputs: Vec<Vec<u8>> = (0..2)
+        .map(|_| render_example("examples/label.json", &epoch))
+        .collect();
     assert_eq!(outputs[0], outputs[1]);
     let pdf = read_pdf(outputs.remove(0));
     assert!(
