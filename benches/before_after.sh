@@ -23,41 +23,28 @@ command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
 cargo build --profile dev --bin labelpress 2>&1 | tail -1
 AFTER=$TARGET/debug/labelpress
 
-WORK=$(mktemp -d)
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+make_workdir
 
 python3 benches/data/gen_requests.py --out "$WORK/docs" label=0 invoice=1 invoice20k=0 >/dev/null
 cp benches/data/label.json "$WORK/docs/label.json"
 mv "$WORK/docs/invoice-00.json" "$WORK/docs/invoice.json"
-
-cat > "$WORK/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
-local f = io.open(os.getenv("BODY"), "rb"); wrk.body = f:read("*a"); f:close()
-LUA
 
 # One round of one binary: a fresh server, a token, then per document a 3 s
 # warm-up and the measured run. Prints "<name> <label/s> <invoice/s>".
 round() {
     local name=$1 binary=$2 data port base token doc rates=""
     data=$(mktemp -d -p "$WORK")
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     base=http://127.0.0.1:$port
     RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" --no-system-fonts &
     PID=$!
     wait_healthy "$base"
     token=$(bench_token "$base" "$data/d/admin-token")
     for doc in label invoice; do
-        TOKEN=$token BODY=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" -d3s -s "$WORK/post.lua" \
+        TOKEN=$token BODY_FILE=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" -d3s -s benches/wrk_post.lua \
             "$base/api/v1/label" >/dev/null
-        rates="$rates $(TOKEN=$token BODY=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" \
-            -d"${SECONDS_RUN}s" -s "$WORK/post.lua" "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')"
+        rates="$rates $(TOKEN=$token BODY_FILE=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" \
+            -d"${SECONDS_RUN}s" -s benches/wrk_post.lua "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')"
     done
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
     echo "$name$rates"

@@ -26,3 +26,21 @@ req = urllib.request.Request(base + "/admin/api/tokens", data=body, method="POST
 print(json.load(urllib.request.urlopen(req))["token"])
 PY
 }
+
+# Prints a free loopback port.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Makes the scratch directory $WORK, removed on exit together with the
+# server whose pid is in $PID, if one is running.
+make_workdir() {
+    WORK=$(mktemp -d)
+    PID=
+    trap remove_workdir EXIT
+}
+
+remove_workdir() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf "$WORK"
+}

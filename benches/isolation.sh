@@ -26,20 +26,7 @@ command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
 cargo build --profile dev --bin labelpress 2>&1 | tail -1
 LABELPRESS=$TARGET/debug/labelpress
 
-WORK=$(mktemp -d)
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-cat > "$WORK/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
-local f = io.open(os.getenv("BODY"), "rb"); wrk.body = f:read("*a"); f:close()
-LUA
+make_workdir
 
 # One round: a fresh server in MODE (thread, process, or before: the BEFORE
 # binary with its defaults), a token, 3 s warm-up, then the measured run.
@@ -52,15 +39,15 @@ round() {
     else
         printf '[limits]\nrender_isolation = "%s"\n' "$mode" > "$data/limits.toml"
     fi
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
     base=http://127.0.0.1:$port
     RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" \
         --no-system-fonts --config "$data/limits.toml" &
     PID=$!
     wait_healthy "$base"
     token=$(bench_token "$base" "$data/d/admin-token")
-    TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d3s -s "$WORK/post.lua" "$base/api/v1/label" >/dev/null
-    rate=$(TOKEN=$token BODY=$BODY wrk -t1 -c"$CONCURRENCY" -d"${SECONDS_RUN}s" -s "$WORK/post.lua" \
+    TOKEN=$token BODY_FILE=$BODY wrk -t1 -c"$CONCURRENCY" -d3s -s benches/wrk_post.lua "$base/api/v1/label" >/dev/null
+    rate=$(TOKEN=$token BODY_FILE=$BODY wrk -t1 -c"$CONCURRENCY" -d"${SECONDS_RUN}s" -s benches/wrk_post.lua \
         "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')
     local rss
     rss=$(ps -o rss= --ppid "$PID" -p "$PID" | awk '{s+=$1} END {print int(s/1024)}')

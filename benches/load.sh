@@ -41,7 +41,7 @@ if ! "$LABELPRESS" serve --help | grep -q -- --services; then
 fi
 
 DATA=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
 PID=
 cleanup() {

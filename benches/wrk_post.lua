@@ -1,5 +1,6 @@
--- wrk script of benches/load.sh: POSTs BODY_FILE with the bearer TOKEN and
--- prints the same JSON line as examples/loadgen.rs as its last line.
+-- wrk script of the HTTP benchmarks (load.sh, isolation.sh, before_after.sh):
+-- POSTs BODY_FILE with the bearer TOKEN and prints the same JSON line as
+-- examples/loadgen.rs as its last line.
 local file = io.open(os.getenv("BODY_FILE"), "rb")
 wrk.method = "POST"
 wrk.body = file:read("*all")
