@@ -14,7 +14,61 @@ pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
 #[serde(deny_unknown_fields, default)]
 pub struct RuntimeConfig {
     pub defaults: StyleDefaults,
+    pub fonts: FontFallback,
     pub limits: Limits,
+}
+
+/// Where characters go that a text's own family lacks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FontFallback {
+    /// Families tried in this order, after the text's own family, for each
+    /// character it lacks; families not installed are skipped. Every text is
+    /// set in its family followed by this list (Typst's `text(font: (..))`),
+    /// measured the same way, and refused (API-002) when a character is in
+    /// none of them. Latin stays in the requested family, since the
+    /// requested family comes first. CJK comes after the other scripts: its
+    /// faces also carry Latin, Greek, Cyrillic and symbols, drawn in the
+    /// style of CJK typography, and they are the largest faces to load.
+    /// Han characters take Japanese forms unless the document's
+    /// `metadata.language` asks for Chinese or Korean ones (the font's
+    /// `locl` feature).
+    pub fallback: Vec<String>,
+}
+
+impl Default for FontFallback {
+    fn default() -> Self {
+        let families = [
+            DEFAULT_FAMILY,
+            "Noto Sans",
+            "Noto Sans Arabic",
+            "Noto Sans Hebrew",
+            "Noto Sans Armenian",
+            "Noto Sans Georgian",
+            "Noto Sans Thai",
+            "Noto Sans Lao",
+            "Noto Sans Khmer",
+            "Noto Sans Myanmar",
+            "Noto Sans Devanagari",
+            "Noto Sans Bengali",
+            "Noto Sans Gurmukhi",
+            "Noto Sans Gujarati",
+            "Noto Sans Oriya",
+            "Noto Sans Tamil",
+            "Noto Sans Telugu",
+            "Noto Sans Kannada",
+            "Noto Sans Malayalam",
+            "Noto Sans Sinhala",
+            "Noto Sans Ethiopic",
+            "Noto Sans Symbols",
+            "Noto Sans Symbols2",
+            "Noto Sans Math",
+            "Noto Sans CJK JP",
+        ];
+        FontFallback {
+            fallback: families.iter().map(|f| f.to_string()).collect(),
+        }
+    }
 }
 
 /// System defaults, the last step of the style resolution chain

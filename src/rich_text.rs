@@ -2,6 +2,7 @@
 //! Everything else is literal text. Also the shapes text takes once it is
 //! fitted to a box (`crate::layout::text`): lines of formatted segments.
 
+use crate::model::TextAlign;
 use crate::style::ResolvedText;
 
 /// A piece of text content with its inline formatting.
@@ -114,9 +115,23 @@ pub struct FittedText {
     pub lines: Vec<Line>,
     /// Height of each line in mm (a line holding `[L]` text is 1.5 times taller).
     pub line_heights: Vec<f64>,
+    /// Whether the paragraph runs right to left: its first strong character
+    /// is Arabic, Hebrew or another right-to-left script (Unicode's bidi
+    /// rule P2, as Typst would with `dir: rtl`).
+    pub rtl: bool,
 }
 
 impl FittedText {
+    /// The alignment the text prints with: the style's, else the
+    /// paragraph's start (right for right-to-left text).
+    pub fn align(&self, style_align: Option<TextAlign>) -> TextAlign {
+        style_align.unwrap_or(if self.rtl {
+            TextAlign::Right
+        } else {
+            TextAlign::Left
+        })
+    }
+
     /// Height of all lines in mm.
     pub fn height(&self) -> f64 {
         self.line_heights.iter().sum()

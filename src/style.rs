@@ -63,7 +63,8 @@ pub struct ResolvedText {
     pub size: f64,
     pub weight: u16,
     pub color: Rgb,
-    pub align: TextAlign,
+    /// `None`: the paragraph's start, left or (for right-to-left text) right.
+    pub align: Option<TextAlign>,
     pub valign: VerticalAlign,
     pub line_height: f64,
     /// mm
@@ -116,7 +117,7 @@ pub fn resolve_text(style: &TextStyle, sys: &StyleDefaults) -> ResolvedText {
             .and_then(weight_value)
             .unwrap_or(400),
         color: colour_or(style.color.as_deref(), &sys.text_color),
-        align: style.text_align.unwrap_or(TextAlign::Left),
+        align: style.text_align,
         valign: style.vertical_align.unwrap_or(VerticalAlign::Top),
         line_height: style.line_height.unwrap_or(sys.line_height),
         width: style.width,

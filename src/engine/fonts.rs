@@ -1,8 +1,14 @@
-//! Fonts: DejaVu Sans embedded (so rendering needs nothing installed), then
-//! an optional `--fonts DIR`, then the system's fonts.
+//! Fonts: DejaVu Sans embedded (so Latin, Greek, Cyrillic, Arabic and
+//! Hebrew render with nothing installed), then an optional `--fonts DIR`,
+//! then the system's fonts (Debian's `fonts-noto-core` and `fonts-noto-cjk`
+//! give the other scripts: README "Fonts").
+//!
+//! Scanned fonts are only indexed at start (family, variant, coverage); a
+//! face's file is mapped into memory the first time a text needs it, so a
+//! process that never prints CJK never touches the CJK collections.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use crate::layout::FaceMetrics;
@@ -23,6 +29,15 @@ pub struct FontOptions {
     pub dir: Option<std::path::PathBuf>,
 }
 
+/// Why a font option cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FontError {
+    #[error("--fonts {0}: no such folder")]
+    NoFolder(PathBuf),
+    #[error("--fonts {0}: no font file (.ttf, .otf, .ttc, .otc) in it or below it")]
+    NoFonts(PathBuf),
+}
+
 impl FontOptions {
     /// Only the embedded family: output that depends on nothing installed
     /// (benchmarks, tests, reproducible renders).
@@ -30,13 +45,61 @@ impl FontOptions {
         system: false,
         dir: None,
     };
+
+    /// Refuses a `dir` that does not exist or holds no font, so a mistyped
+    /// `--fonts` stops the start instead of silently printing without it.
+    pub fn check(&self) -> Result<(), FontError> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        if !dir.is_dir() {
+            return Err(FontError::NoFolder(dir.clone()));
+        }
+        if typst_kit::fonts::scan(dir).next().is_none() {
+            return Err(FontError::NoFonts(dir.clone()));
+        }
+        Ok(())
+    }
 }
 
 /// The fonts one engine uses; built once, shared by every render.
 pub struct Fonts {
     store: FontStore,
+    /// The configured fallback families that are available, in order.
+    fallback: Vec<String>,
     /// Measured faces by (lowercase family, weight), filled on first use.
     faces: Mutex<HashMap<(String, u16), Arc<FaceMetrics>>>,
+}
+
+/// A scanned font, mapped from its file when first used (a collection's
+/// faces each map it; the kernel shares the pages).
+struct MappedFont {
+    path: PathBuf,
+    index: u32,
+}
+
+impl typst_kit::fonts::FontSource for MappedFont {
+    fn load(&self) -> Option<Font> {
+        let file = std::fs::File::open(&self.path).ok()?;
+        // SAFETY: the map is only read. Font folders are not rewritten while
+        // a service runs; if a file were truncated under it, reading the
+        // lost pages would fault (as for any memory-mapped font, the way
+        // fontdb and browsers load them).
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        Font::new(Bytes::new(map), self.index)
+    }
+}
+
+fn mapped(
+    fonts: impl Iterator<Item = (typst_kit::fonts::FontPath, FontInfo)>,
+) -> impl Iterator<Item = (MappedFont, FontInfo)> {
+    fonts.map(|(p, info)| {
+        (
+            MappedFont {
+                path: p.path,
+                index: p.index,
+            },
+            info,
+        )
+    })
 }
 
 /// The embedded DejaVu faces, slimmed and parsed once per process: every
@@ -61,21 +124,34 @@ static EMBEDDED: LazyLock<Vec<Font>> = LazyLock::new(|| {
 });
 
 impl Fonts {
-    pub fn load(options: &FontOptions) -> Fonts {
+    /// Indexes the fonts; `fallback` is runtime-config's `fonts.fallback`.
+    pub fn load(options: &FontOptions, fallback: &[String]) -> Fonts {
         let mut store = FontStore::new();
         for font in EMBEDDED.iter() {
             store.push((font.clone(), font.info().clone()));
         }
         if let Some(dir) = &options.dir {
-            store.extend(typst_kit::fonts::scan(Path::new(dir)));
+            store.extend(mapped(typst_kit::fonts::scan(Path::new(dir))));
         }
         if options.system {
-            store.extend(typst_kit::fonts::system());
+            store.extend(mapped(typst_kit::fonts::system()));
         }
+        let book = store.book();
+        let fallback = fallback
+            .iter()
+            .filter(|f| book.select_family(&f.to_lowercase()).next().is_some())
+            .cloned()
+            .collect();
         Fonts {
             store,
+            fallback,
             faces: Mutex::default(),
         }
+    }
+
+    /// The available fallback families, in order.
+    pub fn fallback(&self) -> &[String] {
+        &self.fallback
     }
 
     pub fn book(&self) -> &LazyHash<FontBook> {
@@ -111,6 +187,10 @@ impl crate::layout::FontCatalog for Fonts {
         self.info(family).is_some()
     }
 
+    fn fallback(&self) -> &[String] {
+        &self.fallback
+    }
+
     fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
         let key = (family.to_lowercase(), weight);
         let mut faces = self.faces.lock().unwrap_or_else(|e| e.into_inner());
@@ -136,7 +216,7 @@ impl Fonts {
             .and_then(|i| self.font(i))
         else {
             // Unknown families fail validation before anything is measured.
-            return FaceMetrics::new(0.928, |_| 0.6);
+            return FaceMetrics::new(0.928, |_| None);
         };
         let instance = font.instantiate(
             variant,
@@ -145,11 +225,12 @@ impl Fonts {
         );
         let ascender = instance.metrics().ascender.get();
         FaceMetrics::new(ascender, move |c| {
-            let ttf = instance.ttf();
-            let glyph = ttf.glyph_index(c).unwrap_or_default();
-            instance
-                .x_advance(glyph.0)
-                .map_or(0.5, |em| em.get() as f32)
+            let glyph = instance.ttf().glyph_index(c)?;
+            Some(
+                instance
+                    .x_advance(glyph.0)
+                    .map_or(0.5, |em| em.get() as f32),
+            )
         })
     }
 }

@@ -56,9 +56,10 @@ impl Engine {
         fonts: &FontOptions,
         resources: Option<ResourceDir>,
     ) -> Engine {
+        let fonts = Arc::new(Fonts::load(fonts, &config.fonts.fallback));
         Engine {
             config,
-            fonts: Arc::new(Fonts::load(fonts)),
+            fonts,
             resources,
         }
     }

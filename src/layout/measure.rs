@@ -1,11 +1,14 @@
-//! Text measurement and line breaking for table cells.
+//! Text measurement and line breaking.
 //!
-//! Tables are paginated by labelpress, not by Typst, so row heights must be
-//! known before Typst runs. Cell text is measured with the font's advance
-//! widths and broken into lines here; the lowering then emits exactly these
-//! lines, one placed line each, so Typst never re-wraps and the heights used
-//! for pagination are the heights printed. Kerning is ignored: it narrows
-//! text slightly, so a line measured to fit always fits.
+//! Boxes and tables are sized and paginated by labelpress, not by Typst, so
+//! line widths and breaks must be known before Typst runs. Text is measured
+//! with the advance widths of the face each character is set in
+//! ([`super::fallback`]) and broken into lines here; the lowering then emits
+//! exactly these lines, so Typst never re-wraps and the heights used for
+//! layout are the heights printed. The sum of advances is never narrower
+//! than what the shaper draws: kerning narrows Latin, and complex scripts'
+//! contextual forms (Arabic joining, Indic conjuncts) are narrower than the
+//! isolated forms measured, so a line measured to fit always fits.
 
 use crate::rich_text::{Line, Run, Segment};
 
@@ -19,6 +22,9 @@ pub trait FontCatalog {
     fn has_family(&self, family: &str) -> bool;
     /// Metrics of the face Typst picks for this family and weight.
     fn face(&self, family: &str, weight: u16) -> std::sync::Arc<FaceMetrics>;
+    /// The fallback families that are available, in the order they are
+    /// tried after a text's own family (runtime-config `fonts.fallback`).
+    fn fallback(&self) -> &[String];
     /// The family's ascender in em, which puts the first baseline below a text box's top.
     fn ascender(&self, family: &str, weight: u16) -> f64 {
         self.face(family, weight).ascender
@@ -26,7 +32,8 @@ pub trait FontCatalog {
 }
 
 /// A catalogue in which every character is 0.5 em wide, in every family and
-/// weight (ascender 0.8 em): layout tests measure against it, not a real font.
+/// weight (ascender 0.8 em), except the private-use characters, which no
+/// family has: layout tests measure against it, not a real font.
 #[cfg(test)]
 pub(crate) struct HalfEm;
 
@@ -36,7 +43,12 @@ impl FontCatalog for HalfEm {
         true
     }
     fn face(&self, _: &str, _: u16) -> std::sync::Arc<FaceMetrics> {
-        std::sync::Arc::new(FaceMetrics::new(0.8, |_| 0.5))
+        std::sync::Arc::new(FaceMetrics::new(0.8, |c| {
+            (!('\u{E000}'..='\u{F8FF}').contains(&c)).then_some(0.5)
+        }))
+    }
+    fn fallback(&self) -> &[String] {
+        &[]
     }
 }
 
@@ -44,20 +56,22 @@ impl FontCatalog for HalfEm {
 pub struct FaceMetrics {
     /// Ascender in em (the distance from a line box's top to its baseline).
     pub ascender: f64,
-    /// Advances of ASCII characters in em, looked up without the font.
+    /// Advances of ASCII characters in em, looked up without the font (NaN:
+    /// the face has no glyph for it).
     ascii: [f32; 128],
-    /// Advance of any other character in em.
-    other: Box<dyn Fn(char) -> f32 + Send + Sync>,
+    /// Advance of any other character in em; `None` when the face has no
+    /// glyph for it.
+    other: Box<dyn Fn(char) -> Option<f32> + Send + Sync>,
 }
 
 impl FaceMetrics {
     pub fn new(
         ascender: f64,
-        advance: impl Fn(char) -> f32 + Send + Sync + 'static,
+        advance: impl Fn(char) -> Option<f32> + Send + Sync + 'static,
     ) -> FaceMetrics {
         let mut ascii = [0.0; 128];
         for (i, slot) in ascii.iter_mut().enumerate() {
-            *slot = advance(i as u8 as char);
+            *slot = advance(i as u8 as char).unwrap_or(f32::NAN);
         }
         FaceMetrics {
             ascender,
@@ -66,16 +80,13 @@ impl FaceMetrics {
         }
     }
 
-    /// Width of `text` in em.
-    pub fn width(&self, text: &str) -> f64 {
-        let mut sum = 0.0f32;
-        for c in text.chars() {
-            sum += match self.ascii.get(c as usize) {
-                Some(&w) => w,
-                None => (self.other)(c),
-            };
+    /// Advance of `c` in em, `None` when the face has no glyph for it.
+    pub fn advance(&self, c: char) -> Option<f32> {
+        match self.ascii.get(c as usize) {
+            Some(w) if w.is_nan() => None,
+            Some(&w) => Some(w),
+            None => (self.other)(c),
         }
-        sum as f64
     }
 }
 
@@ -119,11 +130,15 @@ impl Line {
 /// Measures a run's text in mm: `(text, bold, large) -> width`.
 pub type Measure<'a> = &'a dyn Fn(&str, bool, bool) -> f64;
 
-/// Breaks runs into lines no wider than `max_width` (mm), at spaces, and
-/// inside a word only when the word alone is wider than the line. Explicit
-/// line breaks always break. `None` breaks only at explicit line breaks.
+/// Breaks runs into lines no wider than `max_width` (mm), at the line break
+/// opportunities Typst breaks at (Unicode's line breaking algorithm through
+/// the same ICU segmenter: after spaces and hyphens, between CJK
+/// characters, between Thai words), and inside a word only when the word
+/// alone is wider than the line, between grapheme clusters. Spaces at the
+/// end of a wrapped line vanish. Explicit line breaks always break. `None`
+/// breaks only at explicit line breaks.
 pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Vec<Line> {
-    // One run that fits (most cells): one line, no word scanning.
+    // One run that fits (most cells): one line, no segmentation.
     if let [Run::Text { text, bold, large }] = runs {
         let width = measure(text, *bold, *large);
         if max_width.is_none_or(|max| width <= max + 1e-9) {
@@ -133,94 +148,137 @@ pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Ve
         }
     }
     let mut lines = vec![Line::empty()];
-    // Spaces measured but not yet placed: they vanish at a line end.
-    let mut pending: Vec<(String, bool, bool, f64)> = Vec::new();
-    for run in runs {
-        let (text, bold, large) = match run {
-            Run::LineBreak => {
-                pending.clear();
-                lines.push(Line::empty());
-                continue;
-            }
-            Run::Text { text, bold, large } => (text.as_str(), *bold, *large),
-        };
-        let Some(max) = max_width else {
-            let line = lines.last_mut().expect("at least one line");
-            line.push(text, bold, large, measure(text, bold, large));
-            continue;
-        };
-        for token in tokens(text) {
-            let width = measure(token, bold, large);
-            if token.starts_with(' ') {
-                pending.push((token.to_string(), bold, large, width));
-                continue;
-            }
-            let line = lines.last_mut().expect("at least one line");
-            let spaces: f64 = pending.iter().map(|p| p.3).sum();
-            if line.segments.is_empty() || line.width + spaces + width <= max + 1e-9 {
-                if !line.segments.is_empty() {
-                    for (s, b, l, w) in pending.drain(..) {
-                        line.push(&s, b, l, w);
-                    }
+    for (i, paragraph) in runs.split(|r| matches!(r, Run::LineBreak)).enumerate() {
+        if i > 0 {
+            lines.push(Line::empty());
+        }
+        let styled = Styled::new(paragraph);
+        match max_width {
+            None => {
+                for (text, bold, large) in styled.pieces(0..styled.text.len()) {
+                    let line = lines.last_mut().expect("at least one line");
+                    line.push(text, bold, large, measure(text, bold, large));
                 }
-                pending.clear();
-                if line.segments.is_empty() && width > max {
-                    split_word(&mut lines, token, bold, large, max, measure);
-                } else {
-                    line.push(token, bold, large, width);
-                }
-                continue;
             }
-            pending.clear();
-            Line::wrap(&mut lines);
-            if width > max {
-                split_word(&mut lines, token, bold, large, max, measure);
-            } else {
-                let line = lines.last_mut().expect("at least one line");
-                line.push(token, bold, large, width);
-            }
+            Some(max) => wrap_paragraph(&mut lines, &styled, max, measure),
         }
     }
     lines
 }
 
-/// Places a word wider than a line, character by character, starting on the
-/// (empty) last line.
-fn split_word(
-    lines: &mut Vec<Line>,
-    word: &str,
-    bold: bool,
-    large: bool,
-    max: f64,
-    measure: Measure,
-) {
-    let mut buf = [0u8; 4];
-    for c in word.chars() {
-        let s: &str = c.encode_utf8(&mut buf);
-        let w = measure(s, bold, large);
-        let line = lines.last_mut().expect("at least one line");
-        if !line.segments.is_empty() && line.width + w > max + 1e-9 {
-            Line::wrap(lines);
+/// The line break segmenter Typst uses for text in any language but
+/// Chinese and Japanese (whose own differs only for curly quotes).
+static SEGMENTER: std::sync::LazyLock<icu_segmenter::LineSegmenterBorrowed<'static>> =
+    std::sync::LazyLock::new(|| {
+        icu_segmenter::LineSegmenter::new_lstm(icu_segmenter::options::LineBreakOptions::default())
+    });
+
+/// One paragraph's text with the style of each byte range.
+struct Styled {
+    text: String,
+    /// (start byte, bold, large) of each run, in order.
+    starts: Vec<(usize, bool, bool)>,
+}
+
+impl Styled {
+    fn new(runs: &[Run]) -> Styled {
+        let mut text = String::new();
+        let mut starts = Vec::new();
+        for run in runs {
+            if let Run::Text {
+                text: t,
+                bold,
+                large,
+            } = run
+            {
+                starts.push((text.len(), *bold, *large));
+                text.push_str(t);
+            }
         }
-        let line = lines.last_mut().expect("at least one line");
-        line.push(s, bold, large, w);
+        Styled { text, starts }
+    }
+
+    /// The styled pieces of `range`, in order.
+    fn pieces(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (&str, bool, bool)> {
+        self.starts
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, &(start, bold, large))| {
+                let end = self.starts.get(i + 1).map_or(self.text.len(), |s| s.0);
+                let (from, to) = (start.max(range.start), end.min(range.end));
+                (from < to).then(|| (&self.text[from..to], bold, large))
+            })
     }
 }
 
-/// Splits text into words and runs of spaces, in order.
-fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        let first = rest.chars().next()?;
-        let space = first == ' ';
-        let end = rest
-            .char_indices()
-            .find(|&(_, c)| (c == ' ') != space)
-            .map_or(rest.len(), |(i, _)| i);
-        let (token, tail) = rest.split_at(end);
-        rest = tail;
-        Some(token)
-    })
+/// Wraps one paragraph (no explicit breaks) onto `lines`, the last of
+/// which it continues.
+fn wrap_paragraph(lines: &mut Vec<Line>, styled: &Styled, max: f64, measure: Measure) {
+    let text = styled.text.as_str();
+    // Spaces measured but not yet placed: they vanish at a line end.
+    let mut pending: Vec<(&str, bool, bool, f64)> = Vec::new();
+    let mut previous = 0;
+    for point in SEGMENTER.segment_str(text).filter(|&p| p > 0) {
+        let content_end = previous + text[previous..point].trim_end_matches(' ').len();
+        let content: Vec<(&str, bool, bool, f64)> = styled
+            .pieces(previous..content_end)
+            .map(|(t, b, l)| (t, b, l, measure(t, b, l)))
+            .collect();
+        previous = point;
+        let spaces_after = styled
+            .pieces(content_end..point)
+            .map(|(t, b, l)| (t, b, l, measure(t, b, l)));
+        if content.is_empty() {
+            pending.extend(spaces_after);
+            continue;
+        }
+        let width: f64 = content.iter().map(|p| p.3).sum();
+        let line = lines.last_mut().expect("at least one line");
+        let spaces: f64 = pending.iter().map(|p| p.3).sum();
+        if line.segments.is_empty() || line.width + spaces + width <= max + 1e-9 {
+            if !line.segments.is_empty() {
+                for (t, b, l, w) in pending.drain(..) {
+                    line.push(t, b, l, w);
+                }
+            }
+        } else {
+            Line::wrap(lines);
+        }
+        pending.clear();
+        let line = lines.last_mut().expect("at least one line");
+        if line.segments.is_empty() && width > max {
+            split_word(lines, &content, max, measure);
+        } else {
+            for (t, b, l, w) in content {
+                line.push(t, b, l, w);
+            }
+        }
+        pending.extend(spaces_after);
+    }
+}
+
+/// Grapheme cluster boundaries: a word wider than a line is split only
+/// between clusters (never between a letter and its marks).
+static GRAPHEMES: std::sync::LazyLock<icu_segmenter::GraphemeClusterSegmenterBorrowed<'static>> =
+    std::sync::LazyLock::new(icu_segmenter::GraphemeClusterSegmenter::new);
+
+/// Places a word wider than a line, cluster by cluster, starting on the
+/// (empty) last line.
+fn split_word(lines: &mut Vec<Line>, word: &[(&str, bool, bool, f64)], max: f64, measure: Measure) {
+    for &(text, bold, large, _) in word {
+        let mut previous = 0;
+        for point in GRAPHEMES.segment_str(text).filter(|&p| p > 0) {
+            let cluster = &text[previous..point];
+            previous = point;
+            let w = measure(cluster, bold, large);
+            let line = lines.last_mut().expect("at least one line");
+            if !line.segments.is_empty() && line.width + w > max + 1e-9 {
+                Line::wrap(lines);
+            }
+            let line = lines.last_mut().expect("at least one line");
+            line.push(cluster, bold, large, w);
+        }
+    }
 }
 
 /// `line` when it fits `max` mm, else [`truncate_with_ellipsis`].
@@ -231,7 +289,7 @@ pub fn ellipsize(line: &Line, max: f64, measure: Measure) -> Line {
     truncate_with_ellipsis(line, max, measure)
 }
 
-/// The longest prefix of `line` (in characters) that fits `max` mm with an
+/// The longest prefix of `line` (in grapheme clusters) that fits `max` mm with an
 /// ellipsis after it, as a new line ending in `…`.
 pub fn truncate_with_ellipsis(line: &Line, max: f64, measure: Measure) -> Line {
     let ellipsis = |bold, large| measure("…", bold, large);
@@ -239,12 +297,13 @@ pub fn truncate_with_ellipsis(line: &Line, max: f64, measure: Measure) -> Line {
         wrapped: line.wrapped,
         ..Line::empty()
     };
-    let mut buf = [0u8; 4];
     let (mut bold, mut large) = (false, false);
     for seg in &line.segments {
         (bold, large) = (seg.bold, seg.large);
-        for c in seg.text.chars() {
-            let s: &str = c.encode_utf8(&mut buf);
+        let mut previous = 0;
+        for point in GRAPHEMES.segment_str(&seg.text).filter(|&p| p > 0) {
+            let s = &seg.text[previous..point];
+            previous = point;
             let w = measure(s, seg.bold, seg.large);
             if out.width + w + ellipsis(seg.bold, seg.large) > max + 1e-9 {
                 out.push("…", seg.bold, seg.large, ellipsis(seg.bold, seg.large));

@@ -4,6 +4,7 @@
 //! that cannot fit on a sheet is an API-002 error, and the lowering emits
 //! what it decided.
 
+pub mod fallback;
 pub mod flow;
 pub mod measure;
 pub mod table;

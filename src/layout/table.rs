@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::fallback::no_glyph_message;
 use super::measure::break_lines;
 use super::measure::FontCatalog;
 use super::text::{fit_text, Measurer};
@@ -52,6 +53,8 @@ pub struct CellText {
     pub offset: (f64, f64),
     /// Lines are cut at the cell's content box (`text_overflow: clip`).
     pub clip: bool,
+    /// The text runs right to left ([`FittedText::rtl`](crate::rich_text::FittedText::rtl)).
+    pub rtl: bool,
 }
 
 impl CellText {
@@ -127,6 +130,8 @@ pub struct TableEnv<'a> {
 
 /// A cell before its lines are broken (the widths are not known yet).
 struct Pending<'t> {
+    /// Which field of the request the text is.
+    source: Source,
     row: usize,
     col: usize,
     row_span: usize,
@@ -140,7 +145,29 @@ struct Pending<'t> {
     link: Option<&'t LinkSpec>,
 }
 
+/// Where a cell's text is in the table element.
+#[derive(Clone, Copy)]
+enum Source {
+    /// `header.rows[row].cells[index].content`
+    GroupedHeader { index: usize },
+    /// `columns[col].header`
+    ColumnHeader,
+    /// `rows[row].<key>`
+    Body,
+}
+
 impl Pending<'_> {
+    /// The text's path below the table element.
+    fn path(&self, t: &TableElement) -> String {
+        match self.source {
+            Source::GroupedHeader { index } => {
+                format!(".header.rows[{}].cells[{index}].content", self.row)
+            }
+            Source::ColumnHeader => format!(".columns[{}].header", self.col),
+            Source::Body => format!(".rows[{}].{}", self.row, t.columns[self.col].key),
+        }
+    }
+
     fn layers(&self) -> Vec<(u8, &TableCellStyle)> {
         let mut layers = self.shared.clone();
         if let Some(own) = self.own {
@@ -200,6 +227,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                     }
                 }
                 header.push(Pending {
+                    source: Source::GroupedHeader { index: i },
                     row: r,
                     col,
                     row_span: rs,
@@ -217,6 +245,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
         if t.columns.iter().any(|c| c.header.is_some()) || grouped.is_empty() {
             for (c, column) in t.columns.iter().enumerate() {
                 header.push(Pending {
+                    source: Source::ColumnHeader,
                     row: header_rows,
                     col: c,
                     row_span: 1,
@@ -269,6 +298,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                 &body_zone
             };
             body.push(Pending {
+                source: Source::Body,
                 row: r,
                 col: c,
                 row_span: rs,
@@ -309,37 +339,38 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
             .or_insert_with(|| Arc::new(resolve_cell_style(&p.shared, p.alternate, env)))
             .clone()
     };
-    let mut runs_of = |p: &Pending, path: &dyn Fn() -> String| match parse_rich_text(p.text) {
+    let mut runs_of = |p: &Pending| match parse_rich_text(p.text) {
         Ok(runs) => Some(runs),
         Err(message) => {
             errors.push(TableError {
-                path: path(),
+                path: p.path(t),
                 message,
             });
             None
         }
     };
-    let header_runs: Vec<_> = header
+    let header_runs: Vec<_> = header.iter().map(|p| (style_of(p), runs_of(p))).collect();
+    let body_runs: Vec<_> = body.iter().map(|p| (style_of(p), runs_of(p))).collect();
+    let measurer = Measurer::new(env.fonts);
+    let cells = header
         .iter()
-        .map(|p| {
-            (
-                style_of(p),
-                runs_of(p, &|| format!(".header.rows[{}]", p.row)),
-            )
-        })
-        .collect();
-    let body_runs: Vec<_> = body
-        .iter()
-        .map(|p| {
-            let path = || format!(".rows[{}].{}", p.row, t.columns[p.col].key);
-            (style_of(p), runs_of(p, &path))
-        })
-        .collect();
+        .zip(&header_runs)
+        .chain(body.iter().zip(&body_runs));
+    for (p, (style, runs)) in cells {
+        if let Some((_, c)) = runs
+            .as_deref()
+            .and_then(|r| measurer.missing(r, &style.text))
+        {
+            errors.push(TableError {
+                path: p.path(t),
+                message: no_glyph_message(p.text, c, &style.text.family),
+            });
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
 
-    let measurer = Measurer::new(env.fonts);
     let widths = column_widths(t, &header, &header_runs, &body, &body_runs, &measurer);
 
     let build = |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<Run>>)| {
@@ -606,6 +637,7 @@ fn cell_box(
         text: CellText {
             clip: style.overflow == TextOverflow::Clip,
             style,
+            rtl: fitted.rtl,
             lines: fitted.lines,
             line_heights: fitted.line_heights,
             padding: cell_style.padding,

@@ -20,11 +20,10 @@
 //!   ellipsis keeps the lines that fit the height (at least one) and ends the
 //!   last one kept with `…` when any was dropped.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
-use super::measure::{
-    break_lines, ellipsize, truncate_with_ellipsis, FaceMetrics, FontCatalog, PT_MM,
-};
+use super::fallback::FontStack;
+use super::measure::{break_lines, ellipsize, truncate_with_ellipsis, FontCatalog, PT_MM};
 use crate::model::TextOverflow;
 use crate::rich_text::FittedText;
 use crate::rich_text::Run;
@@ -42,6 +41,7 @@ pub fn fit_text(
     let keep_lines =
         height.is_none() && (style.shrink_to_fit || style.overflow == TextOverflow::Ellipsis);
     let wrap = if keep_lines { None } else { width };
+    let rtl = is_rtl(runs);
     let lay = |size: f64| {
         let measure = measurer.for_style(style, size);
         let lines = break_lines(runs, wrap, &measure);
@@ -53,6 +53,7 @@ pub fn fit_text(
             size,
             lines,
             line_heights,
+            rtl,
         }
     };
     let fits = |f: &FittedText| {
@@ -114,29 +115,57 @@ pub fn fit_text(
     fitted
 }
 
+/// Whether the first strong character of the runs is right-to-left.
+fn is_rtl(runs: &[Run]) -> bool {
+    for run in runs {
+        if let Run::Text { text, .. } = run {
+            match unicode_bidi::get_base_direction(text.as_str()) {
+                unicode_bidi::Direction::Rtl => return true,
+                unicode_bidi::Direction::Ltr => return false,
+                unicode_bidi::Direction::Mixed => {}
+            }
+        }
+    }
+    false
+}
+
 /// Text widths in mm for a family, weight and size, through the font
-/// catalogue; each face is looked up once per measurer.
+/// catalogue; each family and weight's [`FontStack`] is built once per
+/// measurer.
 pub struct Measurer<'a> {
     fonts: &'a dyn FontCatalog,
-    faces: std::cell::RefCell<Vec<(String, u16, Arc<FaceMetrics>)>>,
+    stacks: std::cell::RefCell<Vec<(u16, Rc<FontStack<'a>>)>>,
 }
 
 impl<'a> Measurer<'a> {
     pub fn new(fonts: &'a dyn FontCatalog) -> Self {
         Measurer {
             fonts,
-            faces: Default::default(),
+            stacks: Default::default(),
         }
     }
 
-    fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {
-        let mut faces = self.faces.borrow_mut();
-        if let Some((_, _, face)) = faces.iter().find(|(f, w, _)| *w == weight && f == family) {
-            return face.clone();
+    /// The faces text in `family` at `weight` is set in.
+    pub fn stack(&self, family: &str, weight: u16) -> Rc<FontStack<'a>> {
+        let mut stacks = self.stacks.borrow_mut();
+        if let Some((_, stack)) = stacks
+            .iter()
+            .find(|(w, s)| *w == weight && s.family() == family)
+        {
+            return stack.clone();
         }
-        let face = self.fonts.face(family, weight);
-        faces.push((family.to_string(), weight, face.clone()));
-        face
+        let stack = Rc::new(FontStack::new(self.fonts, family, weight));
+        stacks.push((weight, stack.clone()));
+        stack
+    }
+
+    /// The stacks of a resolved style: its weight, and `[B]`'s.
+    fn stacks(&self, style: &ResolvedText) -> (Rc<FontStack<'a>>, Rc<FontStack<'a>>) {
+        // `[B]` is Typst's `weight: "bold"`, which is 700 whatever the style's weight.
+        (
+            self.stack(&style.family, style.weight),
+            self.stack(&style.family, 700),
+        )
     }
 
     /// A `(text, bold, large) -> mm` function for one resolved style at `size` pt.
@@ -144,15 +173,32 @@ impl<'a> Measurer<'a> {
         &self,
         style: &ResolvedText,
         size: f64,
-    ) -> impl Fn(&str, bool, bool) -> f64 + '_ {
-        let regular = self.face(&style.family, style.weight);
-        // `[B]` is Typst's `weight: "bold"`, which is 700 whatever the style's weight.
-        let bold = self.face(&style.family, 700);
+    ) -> impl Fn(&str, bool, bool) -> f64 + 'a {
+        let (regular, bold) = self.stacks(style);
         move |text: &str, b: bool, l: bool| {
-            let face = if b { &bold } else { &regular };
+            let stack = if b { &bold } else { &regular };
             let s = if l { size * 1.5 } else { size };
-            face.width(text) * s * PT_MM
+            stack.width(text) * s * PT_MM
         }
+    }
+
+    /// The first character of `runs` that no face of the style has: its
+    /// index among the runs' characters (markup not counted) and itself.
+    pub fn missing(&self, runs: &[Run], style: &ResolvedText) -> Option<(usize, char)> {
+        let (regular, bold) = self.stacks(style);
+        let mut offset = 0;
+        for run in runs {
+            let Run::Text { text, bold: b, .. } = run else {
+                offset += 1;
+                continue;
+            };
+            let stack = if *b { &bold } else { &regular };
+            if let Some((i, c)) = stack.missing(text) {
+                return Some((offset + i, c));
+            }
+            offset += text.chars().count();
+        }
+        None
     }
 }
 
@@ -177,7 +223,7 @@ mod tests {
             line_height: 1.0,
             width: None,
             height: None,
-            align: TextAlign::Left,
+            align: None,
             valign: VerticalAlign::Top,
             overflow: TextOverflow::Visible,
             shrink_to_fit: false,

@@ -170,21 +170,31 @@ impl Ctx<'_> {
     /// lines layout measured and never wraps them again.
     pub(crate) fn text_body(&self, fitted: &FittedText, style: &ResolvedText) -> String {
         let ascender = self.fonts.ascender(&style.family, style.weight);
-        // The line box: ascender above the baseline, the rest of line_height below.
-        let bottom = num(-(style.line_height - ascender));
+        // The line box: ascender above the baseline, the rest of line_height
+        // below, whatever face a character falls back to (a Thai or
+        // Devanagari face's own ascender is taller), so each line is exactly
+        // as tall as layout measured.
         let mut set = format!(
-            "weight: {}, fill: {}, size: {}, bottom-edge: {bottom}em",
+            "weight: {}, fill: {}, size: {}, top-edge: {}em, bottom-edge: {}em",
             style.weight,
             ty::colour(style.color, 1.0),
-            ty::pt(fitted.size)
+            ty::pt(fitted.size),
+            num(ascender),
+            num(-(style.line_height - ascender)),
         );
         if style.family != self.config.defaults.font_family {
-            let _ = write!(set, ", font: ({},)", ty::string(&style.family));
+            let _ = write!(set, ", font: {}", self.font_list(&style.family));
         }
-        let justify = style.width.is_some() && style.align == TextAlign::Justify;
+        if fitted.rtl {
+            set.push_str(", dir: rtl");
+        }
+        let align = fitted.align(style.align);
+        let justify = style.width.is_some() && align == TextAlign::Justify;
         let mut body = self.lines_content(&fitted.lines, justify);
         if let Some(w) = style.width {
-            let halign = match style.align {
+            // Explicit for right-to-left text too: a paragraph's `start`
+            // is resolved outside `text(dir: rtl)`, where it is left.
+            let halign = match align {
                 TextAlign::Left | TextAlign::Justify => None,
                 TextAlign::Center => Some("center"),
                 TextAlign::Right => Some("right"),

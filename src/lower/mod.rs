@@ -114,8 +114,15 @@ impl Ctx<'_> {
             let _ = writeln!(self.out, "#set document({})", fields.join(", "));
         }
         let family = &self.config.defaults.font_family;
+        let fallback: Vec<String> = self
+            .fonts
+            .fallback()
+            .iter()
+            .map(|f| typst::string(f))
+            .collect();
+        let _ = writeln!(self.out, "#let lp-fallback = ({},)", fallback.join(", "));
         let mut text = format!(
-            "font: ({},), size: {}, top-edge: \"ascender\", fill: {}",
+            "font: ({},) + lp-fallback, size: {}, top-edge: \"ascender\", fill: {}",
             typst::string(family),
             typst::pt(self.config.defaults.font_size),
             typst::colour(
@@ -210,6 +217,12 @@ impl Ctx<'_> {
     }
 
     /// Replaces `{page}` and `{total_pages}` with the current sheet numbers.
+    /// A text's font list: its family, then the fallback families (the
+    /// document's `lp-fallback`), as layout measured it.
+    pub(crate) fn font_list(&self, family: &str) -> String {
+        format!("({},) + lp-fallback", typst::string(family))
+    }
+
     pub(crate) fn substitute(&self, text: &str) -> String {
         if !text.contains('{') {
             return text.to_string();

@@ -22,6 +22,7 @@ struct TextKey {
     weight: u16,
     color: crate::style::Rgb,
     line_height: f64,
+    rtl: bool,
 }
 
 /// A visible cell: its box on the sheet.
@@ -281,6 +282,7 @@ impl Ctx<'_> {
                 weight: s.weight,
                 color: s.color,
                 line_height: s.line_height,
+                rtl: text.rtl,
             };
             let group = group_index(&mut groups, key);
             let (pad, off) = (text.padding, text.offset);
@@ -292,7 +294,12 @@ impl Ctx<'_> {
                 VerticalAlign::Middle => p.y + (p.h - th) / 2.0,
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
-            let align = match s.align {
+            let default = if text.rtl {
+                TextAlign::Right
+            } else {
+                TextAlign::Left
+            };
+            let align = match s.align.unwrap_or(default) {
                 TextAlign::Justify => TextAlign::Left,
                 a => a,
             };
@@ -393,15 +400,21 @@ impl Ctx<'_> {
         }
         for (key, body) in groups {
             let ascender = self.fonts.ascender(&key.family, key.weight);
+            // Line boxes as in `text_body`: the family's ascender whatever
+            // face a character falls back to.
             let mut set = format!(
-                "size: {}, weight: {}, fill: {}, bottom-edge: {}em",
+                "size: {}, weight: {}, fill: {}, top-edge: {}em, bottom-edge: {}em",
                 ty::pt(key.size),
                 key.weight,
                 ty::colour(key.color, 1.0),
+                num(ascender),
                 num(-(key.line_height - ascender))
             );
             if key.family != self.config.defaults.font_family {
-                let _ = write!(set, ", font: ({},)", ty::string(&key.family));
+                let _ = write!(set, ", font: {}", self.font_list(&key.family));
+            }
+            if key.rtl {
+                set.push_str(", dir: rtl");
             }
             let _ = writeln!(self.out, "{{ set text({set})\n{body}}}");
         }

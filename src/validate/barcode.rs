@@ -5,6 +5,7 @@ use super::{Frame, Validator};
 use crate::barcode::{fit, Symbology};
 use crate::config::StyleDefaults;
 use crate::ir::Barcode;
+use crate::layout::fallback::no_glyph_message;
 use crate::layout::{fit_text, Measurer};
 use crate::model::{BarcodeElement, Settings, TextAlign};
 use crate::style::{merge_text, resolve_text, ResolvedText};
@@ -54,13 +55,19 @@ impl Validator<'_> {
             }
         };
         let text = hrt_style(&self.settings, &self.env.config.defaults, &b).map(|style| {
-            let fitted = fit_text(
-                &hrt_runs(&b),
-                &style,
-                Some(b.width),
-                None,
-                &Measurer::new(self.env.fonts),
-            );
+            let runs = hrt_runs(&b);
+            let measurer = Measurer::new(self.env.fonts);
+            if let Some((_, c)) = measurer.missing(&runs, &style) {
+                let (field, text) = match b.hrt.as_ref().and_then(|h| h.content.as_ref()) {
+                    Some(content) => ("hrt.content", content),
+                    None => ("content", &b.content),
+                };
+                self.push(
+                    format!("{path}.{field}"),
+                    no_glyph_message(text, c, &style.family),
+                );
+            }
+            let fitted = fit_text(&runs, &style, Some(b.width), None, &measurer);
             (style, fitted)
         });
         // Human-readable text is drawn under bars shortened for it; a 2-D

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
 use crate::ir::{Element, Image, Text};
+use crate::layout::fallback::no_glyph_message;
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
 use crate::style::{merge_stroke, merge_text, resolve_text, weight_value, ResolvedText};
@@ -266,13 +267,14 @@ impl Validator<'_> {
         let merged = merge_text(&[defaults, t.style.as_ref()]);
         self.text_combination_rules(&format!("{path}.style"), &merged);
         let style = resolve_text(&merged, &self.env.config.defaults);
-        let fitted = fit_text(
-            &runs,
-            &style,
-            style.width,
-            style.height,
-            &Measurer::new(self.env.fonts),
-        );
+        let measurer = Measurer::new(self.env.fonts);
+        if let Some((_, c)) = measurer.missing(&runs, &style) {
+            self.push(
+                format!("{path}.content"),
+                no_glyph_message(&t.content, c, &style.family),
+            );
+        }
+        let fitted = fit_text(&runs, &style, style.width, style.height, &measurer);
         if merged.width.is_none() {
             self.unwrapped_line_rules(&format!("{path}.content"), &style, &fitted);
         }

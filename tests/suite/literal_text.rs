@@ -53,13 +53,25 @@ fn page_variables_are_the_only_substitutions() {
 }
 
 #[test]
-fn unicode_and_control_characters_are_safe() {
+fn unicode_renders_and_control_characters_are_refused_by_name() {
     let pdf = render(page_with(
         100.0,
         100.0,
         json!([
-            {"type": "text", "x": 5, "y": 5, "content": "Grüße Ωmega\u{0007}end"}
+            {"type": "text", "x": 5, "y": 5, "content": "Grüße Ωmega end"}
         ]),
     ));
-    assert!(pdf.text(0).contains("Grüße Ωmega"), "{}", pdf.text(0));
+    assert!(pdf.text(0).contains("Grüße Ωmega end"), "{}", pdf.text(0));
+    // A control character has no glyph in any font: refused, never a box.
+    assert_violation(
+        page_with(
+            100.0,
+            100.0,
+            json!([
+                {"type": "text", "x": 5, "y": 5, "content": "Grüße Ωmega\u{0007}end"}
+            ]),
+        ),
+        "pages[0].elements[0].content",
+        "U+0007 (character 12) is a control character",
+    );
 }
