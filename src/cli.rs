@@ -1,5 +1,6 @@
 //! The `labelpress` command line.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,6 +60,15 @@ pub enum Command {
     Serve(ServeArgs),
     /// Administer verification tokens through a running server's admin API.
     Token(crate::verify::cli::TokenArgs),
+    /// List the font families the renderer can use, the scripts each
+    /// covers and its place in the fallback order.
+    Fonts {
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
     /// Print the runtime configuration (defaults and limits) as JSON.
     Config {
         #[command(flatten)]
@@ -115,7 +125,8 @@ pub struct EngineArgs {
     /// Folder image file names resolve in.
     #[arg(long, env = "LABELPRESS_RESOURCES")]
     pub resources: Option<PathBuf>,
-    /// Extra font folder.
+    /// Extra font folder (scanned recursively); refused at start when it
+    /// does not exist or holds no font.
     #[arg(long, env = "LABELPRESS_FONTS")]
     pub fonts: Option<PathBuf>,
     /// Do not scan the system's fonts (only the embedded DejaVu Sans and --fonts).
@@ -135,23 +146,27 @@ impl EngineArgs {
             }
             None => None,
         };
-        let fonts = FontOptions {
+        Ok(Engine::new(config, &self.font_options()?, resources))
+    }
+
+    /// The font options, checked: a `--fonts` folder that is missing or
+    /// holds no font stops the start.
+    fn font_options(&self) -> Result<FontOptions, String> {
+        let options = FontOptions {
             system: !self.no_system_fonts,
             dir: self.fonts.clone(),
         };
-        Ok(Engine::new(config, &fonts, resources))
+        options.check().map_err(|e| e.to_string())?;
+        Ok(options)
     }
 
     /// What a render worker process needs to build the same engine.
-    pub fn worker_spec(&self, config: RuntimeConfig) -> crate::worker::Spec {
-        crate::worker::Spec {
+    pub fn worker_spec(&self, config: RuntimeConfig) -> Result<crate::worker::Spec, String> {
+        Ok(crate::worker::Spec {
             config,
-            fonts: FontOptions {
-                system: !self.no_system_fonts,
-                dir: self.fonts.clone(),
-            },
+            fonts: self.font_options()?,
             resources: self.resources.clone(),
-        }
+        })
     }
 }
 
@@ -176,13 +191,20 @@ fn read_request(path: &PathBuf) -> Result<Vec<u8>, String> {
     }
 }
 
+/// Writes to standard output; a closed pipe (`labelpress fonts | head`)
+/// ends the output quietly instead of panicking as `print!` does.
+fn out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 /// Prints the error body the service would answer, as JSON on stdout.
 fn print_error(error: ApiError) -> ExitCode {
     let body = error.body(&uuid::Uuid::new_v4().to_string());
-    println!(
-        "{}",
+    out(&format!(
+        "{}\n",
         serde_json::to_string_pretty(&body).unwrap_or_default()
-    );
+    ));
     ExitCode::from(1)
 }
 
@@ -223,7 +245,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             };
             if emit_typst {
                 let lowered = engine.lower(&doc);
-                print!("{}", lowered.source);
+                out(&lowered.source);
                 return Ok(ExitCode::SUCCESS);
             }
             let rendered = match engine.render(&doc) {
@@ -257,7 +279,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let svg =
                 crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
-            print!("{svg}");
+            out(&svg);
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(args) => {
@@ -278,7 +300,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 None
             };
-            let worker = Some(args.engine.worker_spec(config.clone()));
+            let worker = Some(args.engine.worker_spec(config.clone())?);
             let options = crate::http::NodeOptions {
                 services,
                 config,
@@ -304,12 +326,30 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Token(args) => crate::verify::cli::run(args),
         Command::RenderWorker => Ok(ExitCode::from(crate::worker::child::run() as u8)),
+        Command::Fonts { json, engine } => {
+            let engine = engine.engine()?;
+            let catalogue = engine.fonts().catalogue();
+            if json {
+                out(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&catalogue).unwrap_or_default()
+                ));
+            } else {
+                let mut table = format!("{:<34} {:>8}  scripts\n", "family", "fallback");
+                for f in catalogue {
+                    let rank = f.fallback.map_or(String::new(), |r| r.to_string());
+                    let _ = writeln!(table, "{:<34} {rank:>8}  {}", f.family, f.scripts.join(", "));
+                }
+                out(&table);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Config { engine } => {
             let engine = engine.engine()?;
-            println!(
-                "{}",
+            out(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(engine.config()).unwrap_or_default()
-            );
+            ));
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -31,8 +31,7 @@ pub struct FontFallback {
     /// faces also carry Latin, Greek, Cyrillic and symbols, drawn in the
     /// style of CJK typography, and they are the largest faces to load.
     /// Han characters take Japanese forms unless the document's
-    /// `metadata.language` asks for Chinese or Korean ones (the font's
-    /// `locl` feature).
+    /// `metadata.language` is Chinese (`zh`: the font's `locl` feature).
     pub fallback: Vec<String>,
 }
 

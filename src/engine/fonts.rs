@@ -182,6 +182,79 @@ impl Fonts {
     }
 }
 
+/// The scripts `labelpress fonts` reports, each known by a letter of it
+/// that a font for the script has.
+const SCRIPTS: &[(&str, char)] = &[
+    ("Latin", 'A'),
+    ("Greek", 'Ω'),
+    ("Cyrillic", 'Ж'),
+    ("Armenian", 'Ա'),
+    ("Georgian", 'ა'),
+    ("Hebrew", 'א'),
+    ("Arabic", 'ب'),
+    ("Thai", 'ก'),
+    ("Lao", 'ກ'),
+    ("Khmer", 'ក'),
+    ("Myanmar", 'က'),
+    ("Devanagari", 'क'),
+    ("Bengali", 'ক'),
+    ("Gurmukhi", 'ਕ'),
+    ("Gujarati", 'ક'),
+    ("Oriya", 'କ'),
+    ("Tamil", 'க'),
+    ("Telugu", 'క'),
+    ("Kannada", 'ಕ'),
+    ("Malayalam", 'ക'),
+    ("Sinhala", 'ක'),
+    ("Ethiopic", 'ሀ'),
+    ("Han", '漢'),
+    ("Kana", 'あ'),
+    ("Hangul", '한'),
+    ("Symbols", '☎'),
+];
+
+/// One family as `labelpress fonts` lists it.
+#[derive(Debug, serde::Serialize)]
+pub struct FamilyScripts {
+    pub family: String,
+    /// Scripts any of its faces has (from [`SCRIPTS`]).
+    pub scripts: Vec<&'static str>,
+    /// Its place in the fallback order (1 first), when it is in it.
+    pub fallback: Option<usize>,
+}
+
+impl Fonts {
+    /// Every family with the scripts it covers and its fallback rank.
+    pub fn catalogue(&self) -> Vec<FamilyScripts> {
+        let book = self.book();
+        self.families()
+            .into_iter()
+            .map(|family| {
+                let lower = family.to_lowercase();
+                let infos: Vec<&FontInfo> = book
+                    .select_family(&lower)
+                    .filter_map(|i| book.info(i))
+                    .collect();
+                let scripts = SCRIPTS
+                    .iter()
+                    .filter(|(_, c)| infos.iter().any(|i| i.coverage.contains(*c as u32)))
+                    .map(|(name, _)| *name)
+                    .collect();
+                let fallback = self
+                    .fallback
+                    .iter()
+                    .position(|f| f.eq_ignore_ascii_case(&family))
+                    .map(|i| i + 1);
+                FamilyScripts {
+                    family,
+                    scripts,
+                    fallback,
+                }
+            })
+            .collect()
+    }
+}
+
 impl crate::layout::FontCatalog for Fonts {
     fn has_family(&self, family: &str) -> bool {
         self.info(family).is_some()
@@ -189,6 +262,10 @@ impl crate::layout::FontCatalog for Fonts {
 
     fn fallback(&self) -> &[String] {
         &self.fallback
+    }
+
+    fn families(&self) -> Vec<String> {
+        Fonts::families(self)
     }
 
     fn face(&self, family: &str, weight: u16) -> Arc<FaceMetrics> {

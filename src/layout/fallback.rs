@@ -144,6 +144,26 @@ pub fn no_glyph_message(text: &str, c: char, family: &str) -> String {
     )
 }
 
+/// Up to three of `families` that look most like `wanted` (edit distance,
+/// ignoring case; a name containing the other counts as close), best first.
+pub fn closest_families(wanted: &str, families: &[String]) -> Vec<String> {
+    let wanted = wanted.trim().to_lowercase();
+    let mut scored: Vec<(f64, &String)> = families
+        .iter()
+        .map(|name| {
+            let lower = name.to_lowercase();
+            let mut score = strsim::normalized_damerau_levenshtein(&wanted, &lower);
+            if !wanted.is_empty() && (lower.contains(&wanted) || wanted.contains(&lower)) {
+                score = score.max(0.75);
+            }
+            (score, name)
+        })
+        .filter(|(score, _)| *score >= 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.into_iter().take(3).map(|(_, n)| n.clone()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +192,9 @@ mod tests {
         fn fallback(&self) -> &[String] {
             &self.fallback
         }
+        fn families(&self) -> Vec<String> {
+            vec!["Latin".into(), "Wide".into()]
+        }
     }
 
     fn catalog() -> TwoFamilies {
@@ -179,6 +202,17 @@ mod tests {
             fallback: vec!["Wide".into()],
             loaded: Default::default(),
         }
+    }
+
+    #[test]
+    fn closest_families_rank_by_likeness() {
+        let families: Vec<String> = ["DejaVu Sans", "DejaVu Serif", "Noto Sans", "Noto Sans Thai"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(closest_families("Dejavu Sans ", &families)[0], "DejaVu Sans");
+        assert_eq!(closest_families("DejaVu Snas", &families)[0], "DejaVu Sans");
+        assert!(closest_families("Noto", &families).contains(&"Noto Sans".to_string()));
+        assert!(closest_families("Helvetica Neue", &families).is_empty());
     }
 
     #[test]

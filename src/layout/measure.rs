@@ -25,6 +25,8 @@ pub trait FontCatalog {
     /// The fallback families that are available, in the order they are
     /// tried after a text's own family (runtime-config `fonts.fallback`).
     fn fallback(&self) -> &[String];
+    /// Every available family, sorted (for "did you mean").
+    fn families(&self) -> Vec<String>;
     /// The family's ascender in em, which puts the first baseline below a text box's top.
     fn ascender(&self, family: &str, weight: u16) -> f64 {
         self.face(family, weight).ascender
@@ -49,6 +51,9 @@ impl FontCatalog for HalfEm {
     }
     fn fallback(&self) -> &[String] {
         &[]
+    }
+    fn families(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
 use crate::ir::{Element, Image, Text};
-use crate::layout::fallback::no_glyph_message;
+use crate::layout::fallback::{closest_families, no_glyph_message};
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
 use crate::style::{merge_stroke, merge_text, resolve_text, weight_value, ResolvedText};
@@ -395,9 +395,23 @@ impl Validator<'_> {
         }
         if let Some(family) = &s.font_family {
             if !self.env.fonts.has_family(family) {
+                let close = closest_families(family, &self.env.fonts.families());
+                let hint = match close.as_slice() {
+                    [] => String::new(),
+                    names => format!(
+                        "; closest: {}",
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
                 self.push(
                     format!("{path}.font_family"),
-                    format!("no font family `{family}` is installed"),
+                    format!(
+                        "no font family `{family}` is installed{hint} (`labelpress fonts` lists them all)"
+                    ),
                 );
             }
         }

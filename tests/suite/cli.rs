@@ -44,7 +44,14 @@ fn readme_examples_render() {
     examples.dedup();
     assert!(!examples.is_empty(), "the README names its examples");
     for example in examples {
-        let pdf = read_pdf(render_example(example, &[]));
+        // With the system's fonts, as the README's command runs them
+        // (examples/addresses.json prints the scripts DejaVu Sans lacks).
+        let pdf = read_pdf(render_example(
+            example,
+            &[("LABELPRESS_NO_SYSTEM_FONTS", "false")],
+        ));
+        let missing = pdf.glyphs(0).into_iter().filter(|g| g["gid"] == 0).count();
+        assert_eq!(missing, 0, "{example}: no missing glyphs");
         assert!(pdf.page_count() >= 1, "{example}");
         assert!(!pdf.spans(0).is_empty(), "{example} has text");
     }
@@ -125,4 +132,60 @@ fn source_date_epoch_makes_the_binarys_output_reproducible() {
         "{}",
         pdf.meta("creationDate")
     );
+}
+
+#[test]
+fn fonts_lists_each_family_with_its_scripts_and_fallback_rank() {
+    let out = labelpress().args(["fonts", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let families: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dejavu = families
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["family"] == "DejaVu Sans")
+        .unwrap_or_else(|| panic!("DejaVu Sans listed: {families}"));
+    assert_eq!(dejavu["fallback"], 1, "{dejavu}");
+    let scripts: Vec<&str> = dejavu["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    for script in ["Latin", "Greek", "Cyrillic", "Arabic", "Hebrew"] {
+        assert!(scripts.contains(&script), "{script} in {scripts:?}");
+    }
+    assert!(!scripts.contains(&"Han"), "{scripts:?}");
+    let table = labelpress().arg("fonts").output().unwrap();
+    assert!(String::from_utf8_lossy(&table.stdout).contains("DejaVu Sans"));
+}
+
+#[test]
+fn a_fonts_folder_that_is_missing_or_holds_no_font_is_refused_at_start() {
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(empty.path().join("readme.txt"), "no fonts here").unwrap();
+    for (dir, why) in [
+        ("/nonexistent/fonts", "no such folder"),
+        (empty.path().to_str().unwrap(), "no font file"),
+    ] {
+        for command in [&["check", "examples/label.json"][..], &["serve", "--listen", "127.0.0.1:1"]] {
+            let out = labelpress()
+                .args(command)
+                .args(["--fonts", dir])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{command:?} --fonts {dir}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(why) && stderr.contains(dir), "{stderr}");
+        }
+    }
+    // A folder with a font is accepted.
+    let fonts = tempfile::tempdir().unwrap();
+    std::fs::write(fonts.path().join("font.ttf"), dejavu::sans::regular()).unwrap();
+    let out = labelpress()
+        .args(["check", "examples/label.json", "--fonts"])
+        .arg(fonts.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -17,6 +17,7 @@ mod metadata_hostile;
 mod quota;
 mod serve_durability;
 mod serve_render;
+mod scripts;
 mod server;
 mod tables;
 mod validation;

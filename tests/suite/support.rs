@@ -25,6 +25,19 @@ pub static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(Default::default(), &FontOptions::EMBEDDED, Some(resources))
 });
 
+/// An engine with the system's fonts (the Noto families `.ci/run` installs):
+/// for the scripts DejaVu Sans lacks.
+pub static SYSTEM_FONTS_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        Default::default(),
+        &FontOptions {
+            system: true,
+            dir: None,
+        },
+        None,
+    )
+});
+
 /// A PDF as PyMuPDF reads it.
 pub struct Pdf {
     pub json: Value,
@@ -157,6 +170,15 @@ impl Pdf {
 
     pub fn links(&self, page: usize) -> Vec<&Value> {
         self.page(page)["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect()
+    }
+
+    /// Every drawn glyph of a page: `{char, gid, font}`.
+    pub fn glyphs(&self, page: usize) -> Vec<&Value> {
+        self.page(page)["glyphs"]
             .as_array()
             .unwrap()
             .iter()

@@ -9,7 +9,9 @@ Every length is in millimetres from the page's top-left corner. Output:
       "spans": [{"text", "x0", "y0", "x1", "y1", "origin_x", "origin_y", "size", "font", "color", "dir"}],
       "links": [{"kind", "uri", "page", "to_x", "to_y", "x0", "y0", "x1", "y1"}],
       "drawings": [{"x0", "y0", "x1", "y1", "fill", "stroke", "width", "fill_opacity", "stroke_opacity", "dashes", "even_odd", "items"}],
-      "images": [{"x0", "y0", "x1", "y1", "width", "height"}]}]}
+      "images": [{"x0", "y0", "x1", "y1", "width", "height"}],
+      "glyphs": [{"char", "gid", "font", "x"}]}]}  (x: the glyph's origin)
+Glyph ids are the font program's (0 is .notdef, the missing-glyph box).
 """
 import json
 import sys
@@ -53,7 +55,11 @@ def main(path):
     out = {"page_count": doc.page_count, "metadata": doc.metadata, "xmp": doc.get_xml_metadata(), "pages": []}
     for page in doc:
         p = {"width": mm(page.rect.width), "height": mm(page.rect.height), "spans": [], "links": [],
-             "drawings": [], "images": []}
+             "drawings": [], "images": [], "glyphs": []}
+        for trace in page.get_texttrace():
+            for c in trace["chars"]:
+                p["glyphs"].append({"char": chr(c[0]) if c[0] >= 0 else "", "gid": c[1],
+                                    "font": trace["font"], "x": mm(c[2][0])})
         for block in page.get_text("dict")["blocks"]:
             for line in block.get("lines", []):
                 for span in line["spans"]:
