@@ -376,6 +376,43 @@ mod tests {
     }
 
     #[test]
+    fn cjk_breaks_between_characters_and_hyphens_break_after() {
+        let lines = break_lines(&plain("東京都千代田区"), Some(3.0), &unit);
+        assert_eq!(texts(&lines), ["東京都", "千代田", "区"]);
+        let lines = break_lines(&plain("north-east"), Some(7.0), &unit);
+        assert_eq!(texts(&lines), ["north-", "east"]);
+    }
+
+    #[test]
+    fn a_word_is_split_between_grapheme_clusters_never_inside_one() {
+        // "e" + combining acute is one cluster two characters long.
+        let lines = break_lines(&plain("ae\u{301}e\u{301}e\u{301}"), Some(2.0), &unit);
+        for line in texts(&lines) {
+            assert!(!line.starts_with('\u{301}'), "{line:?}");
+        }
+        assert_eq!(texts(&lines).concat(), "ae\u{301}e\u{301}e\u{301}");
+    }
+
+    #[test]
+    fn styled_runs_without_a_space_between_them_are_one_word() {
+        let runs = vec![
+            Run::Text {
+                text: "ab".into(),
+                bold: false,
+                large: false,
+            },
+            Run::Text {
+                text: "cd ef".into(),
+                bold: true,
+                large: false,
+            },
+        ];
+        let lines = break_lines(&runs, Some(4.0), &unit);
+        assert_eq!(texts(&lines), ["abcd", "ef"]);
+        assert_eq!(lines[0].segments.len(), 2);
+    }
+
+    #[test]
     fn ellipsis_keeps_what_fits() {
         let line = &break_lines(&plain("abcdefgh"), None, &unit)[0];
         assert_eq!(ellipsize(line, 4.0, &unit).plain(), "abc…");

@@ -266,3 +266,33 @@ fn an_unknown_family_names_the_closest_installed_ones() {
         "closest: `DejaVu Sans`",
     );
 }
+
+#[test]
+fn a_character_no_font_has_is_refused_in_the_footer() {
+    let mut request = page_with(100.0, 100.0, json!([]));
+    request["footer"] = json!({"height": 10, "elements": [
+        {"type": "text", "x": 5, "y": 2, "content": "Page {page} \u{E004}"}
+    ]});
+    assert_violation(request, "footer.elements[0].content", "U+E004 (character 13)");
+}
+
+/// A right-to-left table cell runs right to left and, without `text_align`,
+/// is right-aligned in its column.
+#[test]
+fn a_right_to_left_table_cell_is_right_aligned_by_default() {
+    let pdf = render_with_system_fonts(&json!({"pages": [{"size": "a6", "elements": [
+        {"type": "table", "x": 10, "y": 10,
+         "columns": [{"key": "street", "header": "Street", "width": {"mode": "fixed", "value": 60}}],
+         "rows": [{"street": "שדרות רוטשילד 12"}, {"street": "Main Street 12"}]}
+    ]}]}));
+    let hebrew = pdf.span(0, "שדרות");
+    let latin = pdf.span(0, "Main Street");
+    // Column 10..70 mm with the default 1 mm padding.
+    approx(f(hebrew, "x1"), 69.0, 0.5, "Hebrew cell's right edge");
+    approx(f(latin, "x0"), 11.0, 0.5, "Latin cell's left edge");
+    let x_of = |c: &str| {
+        let g = pdf.glyphs(0).into_iter().find(|g| g["char"] == c).unwrap();
+        f(g, "x")
+    };
+    assert!(x_of("2") < x_of("ש"), "the number prints left of the street");
+}
