@@ -7,7 +7,8 @@
 # the medians, per document.
 #
 # Usage: BEFORE=/path/to/older/labelpress benches/before_after.sh
-#        (BA_ROUNDS, BA_SECONDS, BA_CONCURRENCY override)
+#        (BA_ROUNDS, BA_SECONDS, BA_CONCURRENCY override; BA_FONTS=system
+#        serves with the system's fonts instead of the embedded ones only)
 # Needs wrk (Debian package `wrk`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,9 @@ round() {
     data=$(mktemp -d -p "$WORK")
     port=$(free_port)
     base=http://127.0.0.1:$port
-    RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" --no-system-fonts &
+    local fonts=--no-system-fonts
+    [ "${BA_FONTS:-embedded}" = system ] && fonts=
+    RUST_LOG=warn "$binary" serve --listen "127.0.0.1:$port" --data-dir "$data/d" $fonts &
     PID=$!
     wait_healthy "$base"
     token=$(bench_token "$base" "$data/d/admin-token")

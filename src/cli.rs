@@ -338,7 +338,12 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 let mut table = format!("{:<34} {:>8}  scripts\n", "family", "fallback");
                 for f in catalogue {
                     let rank = f.fallback.map_or(String::new(), |r| r.to_string());
-                    let _ = writeln!(table, "{:<34} {rank:>8}  {}", f.family, f.scripts.join(", "));
+                    let _ = writeln!(
+                        table,
+                        "{:<34} {rank:>8}  {}",
+                        f.family,
+                        f.scripts.join(", ")
+                    );
                 }
                 out(&table);
             }

@@ -104,14 +104,7 @@ impl<'a> FontStack<'a> {
     /// Width of `text` in em (a character no face has counts as nothing:
     /// validation refuses it).
     pub fn width(&self, text: &str) -> f64 {
-        let primary = self.face(0);
-        let mut sum = 0.0f32;
-        for c in text.chars() {
-            sum += primary
-                .advance(c)
-                .or_else(|| self.advance(c))
-                .unwrap_or(0.0);
-        }
+        let sum: f32 = text.chars().map(|c| self.advance(c).unwrap_or(0.0)).sum();
         sum as f64
     }
 
@@ -209,7 +202,10 @@ mod tests {
         let families: Vec<String> = ["DejaVu Sans", "DejaVu Serif", "Noto Sans", "Noto Sans Thai"]
             .map(String::from)
             .to_vec();
-        assert_eq!(closest_families("Dejavu Sans ", &families)[0], "DejaVu Sans");
+        assert_eq!(
+            closest_families("Dejavu Sans ", &families)[0],
+            "DejaVu Sans"
+        );
         assert_eq!(closest_families("DejaVu Snas", &families)[0], "DejaVu Sans");
         assert!(closest_families("Noto", &families).contains(&"Noto Sans".to_string()));
         assert!(closest_families("Helvetica Neue", &families).is_empty());

@@ -216,12 +216,13 @@ impl Ctx<'_> {
         }
     }
 
-    /// Replaces `{page}` and `{total_pages}` with the current sheet numbers.
     /// A text's font list: its family, then the fallback families (the
     /// document's `lp-fallback`), as layout measured it.
     pub(crate) fn font_list(&self, family: &str) -> String {
         format!("({},) + lp-fallback", typst::string(family))
     }
+
+    /// Replaces `{page}` and `{total_pages}` with the current sheet numbers.
 
     pub(crate) fn substitute(&self, text: &str) -> String {
         if !text.contains('{') {

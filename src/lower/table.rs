@@ -11,6 +11,7 @@ use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::layout::table::{CellBox, TableLayout};
 use crate::model::{TextAlign, VerticalAlign};
+use crate::rich_text::paragraph_align;
 use crate::rich_text::Line;
 use crate::style::{ResolvedFill, ResolvedStroke};
 
@@ -294,12 +295,7 @@ impl Ctx<'_> {
                 VerticalAlign::Middle => p.y + (p.h - th) / 2.0,
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
-            let default = if text.rtl {
-                TextAlign::Right
-            } else {
-                TextAlign::Left
-            };
-            let align = match s.align.unwrap_or(default) {
+            let align = match paragraph_align(s.align, text.rtl) {
                 TextAlign::Justify => TextAlign::Left,
                 a => a,
             };
