@@ -2,13 +2,24 @@
 //! barcodes, against the same label (no barcodes) written by hand in Typst and
 //! compiled by the same engine: the baseline of this run.
 //!
+//! `label_scripts`: LABEL with the system's fonts (one engine, fonts scanned
+//! once), against the same LABEL whose recipient name (the text at y = 29) is
+//! a Japanese address line instead, which the fallback list sets in Noto Sans
+//! CJK; prints the cjk/latin ratio of criterion's medians, then the median
+//! ratio of 60 rounds rendering all variants of each in alternating order
+//! (criterion measures one after the other, and this host drifts). Issue 16's goal:
+//! at most 1.5. Skipped when no CJK font is installed (Debian's
+//! `fonts-noto-cjk`).
+//!
 //! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
-//! dependencies; a release build of typst takes ~17 minutes on 2 cores).
+//! dependencies; a release build of typst takes ~17 minutes on 2 cores), or
+//! one group: `cargo bench --profile dev --bench render -- label_scripts`.
 //! Label documents come from ../shared/bench/gen_requests.py when it exists,
 //! else from examples/label.json.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::SystemTime;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use labelpress::engine::fonts::FontOptions;
@@ -113,15 +124,138 @@ fn label(c: &mut Criterion) {
         ("labelpress_without_barcodes", &plain),
         ("labelpress_end_to_end", &full),
     ] {
-        let mut i = 0;
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                i = (i + 1) % docs.len();
-                engine.render_bytes(&docs[i]).unwrap()
-            })
-        });
+        bench_documents(&mut group, name, &engine, docs);
     }
     group.finish();
+}
+
+/// Renders `docs` in turn, one per iteration.
+fn bench_documents(
+    group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    engine: &Engine,
+    docs: &[Vec<u8>],
+) {
+    let mut i = 0;
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            i = (i + 1) % docs.len();
+            engine.render_bytes(&docs[i]).unwrap()
+        })
+    });
+}
+
+/// The labels with the recipient's name (the first line of the text at
+/// y = 29) replaced by a Japanese address line, each variant its own (the
+/// number and the name change, as the Latin names do).
+fn with_cjk_recipient(docs: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    const NAMES: [&str; 5] = ["山田太郎", "佐藤花子", "鈴木一郎", "高橋美咲", "田中健太"];
+    let mut docs = docs.to_vec();
+    for (i, doc) in docs.iter_mut().enumerate() {
+        let elements = doc["pages"][0]["elements"].as_array_mut();
+        for e in elements.into_iter().flatten() {
+            if e["type"] == "text" && e["y"].as_f64() == Some(29.0) {
+                let content = e["content"].as_str().unwrap_or_default();
+                let rest = content.find('\n').map_or("", |n| &content[n..]);
+                let name = NAMES[i % NAMES.len()];
+                e["content"] = format!("東京都千代田区千代田1-{} {name}{rest}", i + 1).into();
+            }
+        }
+    }
+    docs
+}
+
+/// The median time of a benchmark measured in this run, in ns, from
+/// criterion's report (None when it did not run: filtered out, or `cargo test`).
+fn median_ns(group: &str, name: &str, since: SystemTime) -> Option<f64> {
+    let home = std::env::var_os("CRITERION_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+                .join("criterion")
+        });
+    let path = home.join(group).join(name).join("new/estimates.json");
+    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
+        return None;
+    }
+    let estimates: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+/// LABEL in Latin script against the same LABEL with a CJK recipient line,
+/// both with the system's fonts and the default fallback list.
+fn label_scripts(c: &mut Criterion) {
+    let engine = Engine::new(Default::default(), &FontOptions::SYSTEM, None);
+    if !engine.fonts().fallback().iter().any(|f| f.contains("CJK")) {
+        eprintln!("label_scripts skipped: no CJK family of the fallback list is installed");
+        return;
+    }
+    let latin_values = labels();
+    let latin = bytes(&latin_values);
+    let cjk = bytes(&with_cjk_recipient(&latin_values));
+    // Refused documents would be measured as errors: render each once first.
+    for doc in latin.iter().chain(&cjk) {
+        engine
+            .render_bytes(doc)
+            .expect("label_scripts renders its labels");
+    }
+    let since = SystemTime::now();
+    let mut group = c.benchmark_group("label_scripts");
+    for (name, docs) in [("latin", &latin), ("cjk", &cjk)] {
+        bench_documents(&mut group, name, &engine, docs);
+    }
+    group.finish();
+    if let (Some(latin_ns), Some(cjk_ns)) = (
+        median_ns("label_scripts", "latin", since),
+        median_ns("label_scripts", "cjk", since),
+    ) {
+        println!(
+            "label_scripts: criterion medians latin {:.3} ms, cjk {:.3} ms; cjk/latin = {:.3} (goal: at most 1.5)",
+            latin_ns / 1e6,
+            cjk_ns / 1e6,
+            cjk_ns / latin_ns
+        );
+        // Criterion measures one after the other, and this host drifts
+        // within a minute: the same comparison in alternating rounds too,
+        // each round's ratio taken between its two adjacent batches.
+        let rounds = paired_rounds(&engine, &latin, &cjk, 60);
+        println!(
+            "label_scripts: 60 alternating rounds of all variants: median ms/render latin {:.3}, cjk {:.3}; median of the rounds' cjk/latin = {:.3}",
+            median(rounds.iter().map(|r| r.0).collect()),
+            median(rounds.iter().map(|r| r.1).collect()),
+            median(rounds.iter().map(|r| r.1 / r.0).collect()),
+        );
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Per round, ms per render of `a` and of `b`: each round renders every
+/// document of both, in alternating order.
+fn paired_rounds(engine: &Engine, a: &[Vec<u8>], b: &[Vec<u8>], rounds: usize) -> Vec<(f64, f64)> {
+    let batch = |docs: &[Vec<u8>]| {
+        let start = std::time::Instant::now();
+        for doc in docs {
+            engine.render_bytes(doc).unwrap();
+        }
+        start.elapsed().as_secs_f64() * 1000.0 / docs.len() as f64
+    };
+    (0..rounds)
+        .map(|round| {
+            if round % 2 == 0 {
+                let a_ms = batch(a);
+                (a_ms, batch(b))
+            } else {
+                let b_ms = batch(b);
+                (batch(a), b_ms)
+            }
+        })
+        .collect()
 }
 
 /// Single-threaded, as a render in the server runs: on a render thread
@@ -129,6 +263,7 @@ fn label(c: &mut Criterion) {
 fn label_single_threaded(c: &mut Criterion) {
     labelpress::engine::threads::become_render_thread();
     label(c);
+    label_scripts(c);
 }
 
 criterion_group!(benches, label_single_threaded);

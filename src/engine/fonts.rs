@@ -46,6 +46,13 @@ impl FontOptions {
         dir: None,
     };
 
+    /// The embedded family and the system's fonts: what `labelpress`
+    /// uses unless told otherwise.
+    pub const SYSTEM: FontOptions = FontOptions {
+        system: true,
+        dir: None,
+    };
+
     /// Refuses a `dir` that does not exist or holds no font, so a mistyped
     /// `--fonts` stops the start instead of silently printing without it.
     pub fn check(&self) -> Result<(), FontError> {
@@ -70,7 +77,10 @@ pub struct Fonts {
 }
 
 /// A scanned font, mapped from its file when first used (a collection's
-/// faces each map it; the kernel shares the pages).
+/// faces each map it). Typst hashes and subsets from the whole font, so a
+/// used collection ends up resident; mapped, its pages are page cache that
+/// the render worker processes share, where reading it would copy it into
+/// each one's heap.
 struct MappedFont {
     path: PathBuf,
     index: u32,

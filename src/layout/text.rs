@@ -206,7 +206,7 @@ impl<'a> Measurer<'a> {
 mod tests {
     use super::*;
     use crate::layout::measure::HalfEm;
-    use crate::model::{TextAlign, VerticalAlign};
+    use crate::model::VerticalAlign;
     use crate::rich_text::Line;
     use crate::style::Rgb;
 

@@ -168,7 +168,10 @@ fn a_fonts_folder_that_is_missing_or_holds_no_font_is_refused_at_start() {
         ("/nonexistent/fonts", "no such folder"),
         (empty.path().to_str().unwrap(), "no font file"),
     ] {
-        for command in [&["check", "examples/label.json"][..], &["serve", "--listen", "127.0.0.1:1"]] {
+        for command in [
+            &["check", "examples/label.json"][..],
+            &["serve", "--listen", "127.0.0.1:1"],
+        ] {
             let out = labelpress()
                 .args(command)
                 .args(["--fonts", dir])
@@ -187,5 +190,9 @@ fn a_fonts_folder_that_is_missing_or_holds_no_font_is_refused_at_start() {
         .arg(fonts.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -273,7 +273,11 @@ fn a_character_no_font_has_is_refused_in_the_footer() {
     request["footer"] = json!({"height": 10, "elements": [
         {"type": "text", "x": 5, "y": 2, "content": "Page {page} \u{E004}"}
     ]});
-    assert_violation(request, "footer.elements[0].content", "U+E004 (character 13)");
+    assert_violation(
+        request,
+        "footer.elements[0].content",
+        "U+E004 (character 13)",
+    );
 }
 
 /// A right-to-left table cell runs right to left and, without `text_align`,
@@ -294,5 +298,8 @@ fn a_right_to_left_table_cell_is_right_aligned_by_default() {
         let g = pdf.glyphs(0).into_iter().find(|g| g["char"] == c).unwrap();
         f(g, "x")
     };
-    assert!(x_of("2") < x_of("ש"), "the number prints left of the street");
+    assert!(
+        x_of("2") < x_of("ש"),
+        "the number prints left of the street"
+    );
 }

@@ -27,16 +27,8 @@ pub static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
 
 /// An engine with the system's fonts (the Noto families `.ci/run` installs):
 /// for the scripts DejaVu Sans lacks.
-pub static SYSTEM_FONTS_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::new(
-        Default::default(),
-        &FontOptions {
-            system: true,
-            dir: None,
-        },
-        None,
-    )
-});
+pub static SYSTEM_FONTS_ENGINE: LazyLock<Engine> =
+    LazyLock::new(|| Engine::new(Default::default(), &FontOptions::SYSTEM, None));
 
 /// A PDF as PyMuPDF reads it.
 pub struct Pdf {
