@@ -42,6 +42,7 @@ pub struct FontStack<'a> {
     weight: u16,
     /// The face of `family`, then of each of `fallback`, fetched on first use.
     faces: Vec<OnceCell<Arc<FaceMetrics>>>,
+    printable_ascii: OnceCell<bool>,
 }
 
 impl<'a> FontStack<'a> {
@@ -59,6 +60,7 @@ impl<'a> FontStack<'a> {
             fallback,
             weight,
             faces,
+            printable_ascii: OnceCell::new(),
         }
     }
 
@@ -73,6 +75,14 @@ impl<'a> FontStack<'a> {
                 _ => self.fallback[i - 1],
             };
             self.fonts.face(family, self.weight)
+        })
+    }
+
+    /// Whether the text family's face has every printable ASCII character.
+    fn has_printable_ascii(&self) -> bool {
+        *self.printable_ascii.get_or_init(|| {
+            let primary = self.face(0);
+            (0x20u8..0x7F).all(|b| primary.advance(b as char).is_some())
         })
     }
 
@@ -104,16 +114,31 @@ impl<'a> FontStack<'a> {
     /// Width of `text` in em (a character no face has counts as nothing:
     /// validation refuses it).
     pub fn width(&self, text: &str) -> f64 {
-        let sum: f32 = text.chars().map(|c| self.advance(c).unwrap_or(0.0)).sum();
+        let primary = self.face(0);
+        let sum: f32 = text
+            .chars()
+            .map(|c| {
+                primary
+                    .advance(c)
+                    .or_else(|| self.advance(c))
+                    .unwrap_or(0.0)
+            })
+            .sum();
         sum as f64
     }
 
     /// The first character of `text` that no face has, with its index in
     /// characters.
     pub fn missing(&self, text: &str) -> Option<(usize, char)> {
+        // Most text (every price, SKU and Latin name) is printable ASCII,
+        // which the usual primary face has whole: one pass over bytes.
+        if text.bytes().all(|b| (0x20..0x7F).contains(&b)) && self.has_printable_ascii() {
+            return None;
+        }
+        let primary = self.face(0);
         text.chars()
             .enumerate()
-            .find(|&(_, c)| self.advance(c).is_none())
+            .find(|&(_, c)| primary.advance(c).is_none() && self.advance(c).is_none())
     }
 }
 

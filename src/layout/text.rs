@@ -119,6 +119,14 @@ pub fn fit_text(
 fn is_rtl(runs: &[Run]) -> bool {
     for run in runs {
         if let Run::Text { text, .. } = run {
+            // ASCII has no right-to-left letter: a letter decides, else the
+            // run is neutral (digits, prices) and the next one decides.
+            if text.is_ascii() {
+                if text.bytes().any(|b| b.is_ascii_alphabetic()) {
+                    return false;
+                }
+                continue;
+            }
             match unicode_bidi::get_base_direction(text.as_str()) {
                 unicode_bidi::Direction::Rtl => return true,
                 unicode_bidi::Direction::Ltr => return false,
