@@ -303,3 +303,37 @@ fn a_right_to_left_table_cell_is_right_aligned_by_default() {
         "the number prints left of the street"
     );
 }
+
+/// `fonts.fallback` is the order: a configured Simplified Chinese face takes
+/// Han characters, and a family that is not installed is skipped.
+#[test]
+fn the_configured_fallback_order_decides_the_face() {
+    let config = labelpress::config::RuntimeConfig::from_toml(
+        "[fonts]\nfallback = [\"No Such Family\", \"DejaVu Sans\", \"Noto Sans CJK SC\"]",
+    )
+    .unwrap();
+    let engine = labelpress::Engine::new(
+        config,
+        &labelpress::engine::fonts::FontOptions::SYSTEM,
+        None,
+    );
+    assert_eq!(
+        engine.fonts().fallback(),
+        ["DejaVu Sans", "Noto Sans CJK SC"],
+        "installed families only, in order"
+    );
+    let request = json!({"pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 10, "y": 20, "content": "北京市 Beijing"}
+    ]}]});
+    let pdf = read_pdf(
+        engine
+            .render_bytes(&serde_json::to_vec(&request).unwrap())
+            .unwrap()
+            .pdf,
+    );
+    let han = pdf.glyphs(0).into_iter().find(|g| g["char"] == "北").unwrap();
+    assert!(
+        han["font"].as_str().unwrap().contains("CJKsc"),
+        "Han from the SC face: {han}"
+    );
+}
