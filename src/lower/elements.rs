@@ -409,6 +409,9 @@ impl Ctx<'_> {
             )
         };
         let segments = match stroke.double_gap {
+            // Width 0 is no stroke (Typst's `line` takes no `stroke: none`);
+            // markers and a link still have their box.
+            _ if stroke.width <= 0.0 => Vec::new(),
             Some(gap) => {
                 // Two lines of `width`, `gap` clear space between, centred on the path.
                 let off = (gap + stroke.width) / 2.0;

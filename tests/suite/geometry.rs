@@ -674,3 +674,24 @@ fn images_fill_their_box_from_base64_data_uri_and_resource_files() {
         "{svg}"
     );
 }
+
+/// A line of stroke width 0 is no stroke: it renders (found by the render
+/// fuzzer: Typst's `line` refuses `stroke: none`) and draws nothing, while a
+/// link on it still has its box.
+#[test]
+fn a_line_of_stroke_width_zero_renders_and_draws_nothing() {
+    let pdf = render(page_with(
+        100.0,
+        100.0,
+        json!([
+            {"type": "line", "x1": 10, "y1": 20, "x2": 90, "y2": 20, "stroke": {"width": 0}},
+            {"type": "line", "x1": 10, "y1": 40, "x2": 90, "y2": 40, "stroke": {"width": 0},
+             "link": {"target": {"type": "url", "url": "https://example.com/"}}},
+            {"type": "line", "x1": 10, "y1": 60, "x2": 90, "y2": 60, "stroke": {"width": 0.5}}
+        ]),
+    ));
+    let drawings = pdf.drawings(0);
+    assert_eq!(drawings.len(), 1, "only the 0.5 mm line: {drawings:?}");
+    approx(f(drawings[0], "y0"), 60.0, 0.05, "the visible line");
+    assert_eq!(pdf.links(0).len(), 1);
+}

@@ -331,7 +331,11 @@ fn the_configured_fallback_order_decides_the_face() {
             .unwrap()
             .pdf,
     );
-    let han = pdf.glyphs(0).into_iter().find(|g| g["char"] == "北").unwrap();
+    let han = pdf
+        .glyphs(0)
+        .into_iter()
+        .find(|g| g["char"] == "北")
+        .unwrap();
     assert!(
         han["font"].as_str().unwrap().contains("CJKsc"),
         "Han from the SC face: {han}"
