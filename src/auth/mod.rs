@@ -168,7 +168,8 @@ impl Auth {
         render_backlog: Arc<Backlog>,
         metrics: Arc<Metrics>,
     ) -> Result<Arc<Auth>, String> {
-        crate::http::create_private_dir(dir)?;
+        crate::http::data_dir::create_private_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
         let db = sled::Config::new()
             .path(dir)
             .open()

@@ -11,6 +11,7 @@
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
 //! bodies, a cap on connections.
 
+pub mod data_dir;
 pub mod edge;
 pub mod metrics;
 pub mod pool;
@@ -32,6 +33,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::watch;
 
+use self::data_dir::DataDir;
 use self::metrics::Metrics;
 use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
@@ -81,29 +83,8 @@ pub struct Node {
     pub state: AppState,
     router: Router,
     verify: Option<InProcessVerify>,
-}
-
-/// Creates `dir` (and parents) and restricts it to its owner: the token
-/// cache and outbox under the data dir hold tokens.
-pub fn create_private_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    Ok(())
-}
-
-/// The data dir: created owner-only when new; an existing one (perhaps a
-/// shared parent the operator chose) keeps its mode, since what holds
-/// secrets below it is owner-only itself.
-fn open_data_dir(dir: &Path) -> Result<(), String> {
-    if dir.exists() {
-        return Ok(());
-    }
-    create_private_dir(dir)
+    /// Held while the node lives: no other process opens its stores.
+    _data_dir: Option<DataDir>,
 }
 
 /// First 16 hex digits of the SHA-256 of `bytes`.
@@ -117,7 +98,23 @@ pub fn short_hash(bytes: &[u8]) -> String {
 }
 
 impl Node {
+    /// Locks the data folder, then opens the stores in it; a failure
+    /// removes what this start created.
     pub fn open(options: NodeOptions) -> Result<Node, String> {
+        let data_dir = DataDir::open(&options.data_dir).map_err(|e| e.to_string())?;
+        match Node::open_stores(options) {
+            Ok(node) => Ok(Node {
+                _data_dir: Some(data_dir),
+                ..node
+            }),
+            Err(e) => {
+                data_dir.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn open_stores(options: NodeOptions) -> Result<Node, String> {
         let NodeOptions {
             services,
             config,
@@ -129,7 +126,6 @@ impl Node {
             admin_token,
             verifier,
         } = options;
-        open_data_dir(&data_dir)?;
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
             Some(InProcessVerify::open(&data_dir, admin_token)?)
@@ -215,6 +211,7 @@ impl Node {
             state,
             router,
             verify,
+            _data_dir: None,
         })
     }
 
@@ -363,7 +360,7 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 's
     })
 }
 
-/// `labelpress serve`: opens the node, binds, serves until SIGTERM.
+/// `labelpress serve`: binds, opens the node, serves until SIGTERM.
 pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), String> {
     let shutdown = shutdown_signal().map_err(|e| format!("signal handlers: {e}"))?;
     // Connections are file descriptors: the more the process may open, the
@@ -371,10 +368,12 @@ pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), Strin
     if let Some(fds) = edge::raise_fd_limit() {
         tracing::debug!(fds, "open file limit");
     }
-    let node = Node::open(options)?;
+    // Bound first: a port in use stops the start before anything is
+    // created in the data folder.
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("{listen}: {e}"))?;
+    let node = Node::open(options)?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(listen = %local, "labelpress listening");
     node.run(listener, shutdown)

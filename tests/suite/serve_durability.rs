@@ -242,3 +242,54 @@ async fn sigterm_finishes_the_render_in_flight_and_reports_its_usage() {
     // Delivered by the final report before exit: the node is gone now.
     assert_eq!(server::balance(&url, &id).await, 9);
 }
+
+/// `labelpress serve` run by hand, to completion (for starts that fail).
+fn serve_exits(addr: &str, data_dir: &std::path::Path) -> std::process::Output {
+    let mut child = std::process::Command::new(server::binary())
+        .args(["serve", "--listen", addr, "--no-system-fonts", "--data-dir"])
+        .arg(data_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the failing start exits");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_server_on_the_same_data_folder_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let first = server::start(&data, &[]);
+    let out = serve_exits(&server::free_addr(), &data);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains(&data.display().to_string()) && stderr.contains("another labelpress"),
+        "{stderr}"
+    );
+    // The first server is untouched and still serves.
+    assert_eq!(
+        render(&first.base, server::SYSTEM, &label("still"))
+            .await
+            .status,
+        200
+    );
+}
+
+#[test]
+fn a_server_that_cannot_bind_creates_nothing() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let out = serve_exits(&addr, &data);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&addr));
+    assert!(!data.exists(), "no data folder, no admin token");
+}
