@@ -44,10 +44,7 @@ round() {
     wait_healthy "$base"
     token=$(bench_token "$base" "$data/d/admin-token")
     for doc in label invoice; do
-        TOKEN=$token BODY_FILE=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" -d3s -s benches/wrk_post.lua \
-            "$base/api/v1/label" >/dev/null
-        rates="$rates $(TOKEN=$token BODY_FILE=$WORK/docs/$doc.json wrk -t1 -c"$CONCURRENCY" \
-            -d"${SECONDS_RUN}s" -s benches/wrk_post.lua "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')"
+        rates="$rates $(post_rate "$base" "$token" "$WORK/docs/$doc.json" "$CONCURRENCY" "$SECONDS_RUN")"
     done
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
     echo "$name$rates"

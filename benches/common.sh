@@ -27,6 +27,17 @@ print(json.load(urllib.request.urlopen(req))["token"])
 PY
 }
 
+# Prints the renders/s wrk measures POSTing the file BODY_FILE to
+# BASE/api/v1/label with TOKEN, at CONCURRENCY connections for SECONDS, after
+# 3 s of the same load as warm-up.
+post_rate() {
+    local base=$1 token=$2 body=$3 concurrency=$4 seconds=$5
+    TOKEN=$token BODY_FILE=$body wrk -t1 -c"$concurrency" -d3s -s benches/wrk_post.lua \
+        "$base/api/v1/label" >/dev/null
+    TOKEN=$token BODY_FILE=$body wrk -t1 -c"$concurrency" -d"${seconds}s" -s benches/wrk_post.lua \
+        "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}'
+}
+
 # Prints a free loopback port.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

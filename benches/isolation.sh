@@ -46,9 +46,7 @@ round() {
     PID=$!
     wait_healthy "$base"
     token=$(bench_token "$base" "$data/d/admin-token")
-    TOKEN=$token BODY_FILE=$BODY wrk -t1 -c"$CONCURRENCY" -d3s -s benches/wrk_post.lua "$base/api/v1/label" >/dev/null
-    rate=$(TOKEN=$token BODY_FILE=$BODY wrk -t1 -c"$CONCURRENCY" -d"${SECONDS_RUN}s" -s benches/wrk_post.lua \
-        "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}')
+    rate=$(post_rate "$base" "$token" "$BODY" "$CONCURRENCY" "$SECONDS_RUN")
     local rss
     rss=$(ps -o rss= --ppid "$PID" -p "$PID" | awk '{s+=$1} END {print int(s/1024)}')
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
