@@ -9,6 +9,7 @@
 use serde_json::{json, Value};
 
 use labelpress::ir::Element;
+use labelpress::rich_text::Line;
 
 use crate::support::*;
 
@@ -21,6 +22,27 @@ fn render_with_system_fonts(request: &Value) -> Pdf {
              .ci/run installs them)\nrequest: {request}"
         ),
     }
+}
+
+/// The lines layout fitted for the request's first element, a text.
+fn measured_lines(request: &Value) -> Vec<Line> {
+    let laid = SYSTEM_FONTS_ENGINE
+        .validate(&serde_json::to_vec(request).unwrap())
+        .unwrap();
+    let Element::Text(text) = &laid.document.pages[0].elements[0] else {
+        panic!("a text element");
+    };
+    text.fitted.lines.clone()
+}
+
+/// The x (mm) of the first glyph drawn for `c` on the first page.
+fn glyph_x(pdf: &Pdf, c: &str) -> f64 {
+    let glyph = pdf
+        .glyphs(0)
+        .into_iter()
+        .find(|g| g["char"] == c)
+        .unwrap_or_else(|| panic!("{c} drawn"));
+    f(glyph, "x")
 }
 
 fn without_spaces(text: &str) -> String {
@@ -116,16 +138,8 @@ fn right_to_left_text_is_set_right_to_left_and_right_aligned_by_default() {
         {"type": "text", "x": 10, "y": 60, "content": "شارع الملك فهد 45",
             "style": {"width": 80, "text_align": "left"}}
     ]}]}));
-    let x_of = |c: &str| {
-        let g = pdf
-            .glyphs(0)
-            .into_iter()
-            .find(|g| g["char"] == c)
-            .unwrap_or_else(|| panic!("{c} drawn"));
-        f(g, "x")
-    };
     assert!(
-        x_of("2") < x_of("ש"),
+        glyph_x(&pdf, "2") < glyph_x(&pdf, "ש"),
         "the number, typed last, prints left of the street"
     );
     let spans = pdf.spans(0);
@@ -151,13 +165,7 @@ fn a_wrapped_japanese_address_prints_the_lines_it_was_measured_to() {
         {"type": "text", "x": 10, "y": 20, "style": {"font_size": 12, "width": 40},
          "content": "〒100-8111 東京都千代田区千代田一丁目一番一号 宮内庁管理部御中"}
     ]}]});
-    let laid = SYSTEM_FONTS_ENGINE
-        .validate(&serde_json::to_vec(&request).unwrap())
-        .unwrap();
-    let Element::Text(text) = &laid.document.pages[0].elements[0] else {
-        panic!("a text element");
-    };
-    let predicted = text.fitted.lines.len();
+    let predicted = measured_lines(&request).len();
     assert!(predicted >= 3, "wraps: {predicted} lines");
     let pdf = render_with_system_fonts(&request);
     let mut baselines: Vec<f64> = pdf.spans(0).iter().map(|s| f(s, "origin_y")).collect();
@@ -177,13 +185,7 @@ fn thai_wraps_between_words() {
         {"type": "text", "x": 10, "y": 20, "style": {"font_size": 14, "width": 25},
          "content": "สวัสดีครับยินดีต้อนรับสู่ประเทศไทย"}
     ]}]});
-    let laid = SYSTEM_FONTS_ENGINE
-        .validate(&serde_json::to_vec(&request).unwrap())
-        .unwrap();
-    let Element::Text(text) = &laid.document.pages[0].elements[0] else {
-        panic!("a text element");
-    };
-    let lines: Vec<String> = text.fitted.lines.iter().map(|l| l.plain()).collect();
+    let lines: Vec<String> = measured_lines(&request).iter().map(|l| l.plain()).collect();
     assert!(lines.len() >= 3, "{lines:?}");
     let words = ["สวัสดี", "ครับ", "ยินดี", "ต้อนรับ", "สู่", "ประเทศ", "ไทย"];
     for line in &lines {
@@ -294,12 +296,8 @@ fn a_right_to_left_table_cell_is_right_aligned_by_default() {
     // Column 10..70 mm with the default 1 mm padding.
     approx(f(hebrew, "x1"), 69.0, 0.5, "Hebrew cell's right edge");
     approx(f(latin, "x0"), 11.0, 0.5, "Latin cell's left edge");
-    let x_of = |c: &str| {
-        let g = pdf.glyphs(0).into_iter().find(|g| g["char"] == c).unwrap();
-        f(g, "x")
-    };
     assert!(
-        x_of("2") < x_of("ש"),
+        glyph_x(&pdf, "2") < glyph_x(&pdf, "ש"),
         "the number prints left of the street"
     );
 }
