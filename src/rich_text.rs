@@ -16,16 +16,6 @@ pub enum Run {
     LineBreak,
 }
 
-/// The alignment a paragraph prints with: the style's, else its start
-/// (right for right-to-left text).
-pub fn paragraph_align(style_align: Option<TextAlign>, rtl: bool) -> TextAlign {
-    style_align.unwrap_or(if rtl {
-        TextAlign::Right
-    } else {
-        TextAlign::Left
-    })
-}
-
 /// Splits content into runs. Tags must nest properly and be closed, so a
 /// forgotten `[/B]` is an error rather than half a label printed bold.
 pub fn parse_rich_text(content: &str) -> Result<Vec<Run>, String> {
@@ -132,9 +122,14 @@ pub struct FittedText {
 }
 
 impl FittedText {
-    /// The alignment the text prints with (see [`paragraph_align`]).
+    /// The alignment the text prints with: the style's, else the
+    /// paragraph's start (right for right-to-left text).
     pub fn align(&self, style_align: Option<TextAlign>) -> TextAlign {
-        paragraph_align(style_align, self.rtl)
+        style_align.unwrap_or(if self.rtl {
+            TextAlign::Right
+        } else {
+            TextAlign::Left
+        })
     }
 
     /// Height of all lines in mm.

@@ -22,7 +22,7 @@ use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
 use crate::ir::Table;
 use crate::model::*;
-use crate::rich_text::Line;
+use crate::rich_text::FittedText;
 use crate::rich_text::{parse_rich_text, Run};
 use crate::style::*;
 
@@ -42,25 +42,16 @@ pub struct Grid {
     pub vertical: Option<ResolvedStroke>,
 }
 
-/// A cell's text: its lines and how they sit in the cell.
+/// A cell's text: its fitted lines and how they sit in the cell.
 #[derive(Debug, Clone)]
 pub struct CellText {
+    /// The cell's style, at the size the text was fitted to.
     pub style: ResolvedText,
-    pub lines: Vec<Line>,
-    /// Height of each line in mm.
-    pub line_heights: Vec<f64>,
+    pub fitted: FittedText,
     pub padding: CellPadding,
     pub offset: (f64, f64),
     /// Lines are cut at the cell's content box (`text_overflow: clip`).
     pub clip: bool,
-    /// The text runs right to left ([`FittedText::rtl`](crate::rich_text::FittedText::rtl)).
-    pub rtl: bool,
-}
-
-impl CellText {
-    pub fn height(&self) -> f64 {
-        self.line_heights.iter().sum()
-    }
 }
 
 /// One cell (header or body) with everything needed to draw it.
@@ -637,9 +628,7 @@ fn cell_box(
         text: CellText {
             clip: style.overflow == TextOverflow::Clip,
             style,
-            rtl: fitted.rtl,
-            lines: fitted.lines,
-            line_heights: fitted.line_heights,
+            fitted,
             padding: cell_style.padding,
             offset: cell_style.offset,
         },
@@ -649,7 +638,8 @@ fn cell_box(
 /// Row heights: the tallest single-row cell (text, padding and a downward
 /// offset), at least `min`; a spanning cell taller than its rows grows its last row.
 fn row_heights(rows: usize, cells: &[CellBox], min: f64) -> Vec<f64> {
-    let need = |c: &CellBox| c.text.height() + 2.0 * c.text.padding.y + c.text.offset.1.max(0.0);
+    let need =
+        |c: &CellBox| c.text.fitted.height() + 2.0 * c.text.padding.y + c.text.offset.1.max(0.0);
     let mut heights = vec![min; rows];
     for c in cells.iter().filter(|c| c.row_span == 1) {
         heights[c.row] = heights[c.row].max(need(c));
@@ -785,8 +775,8 @@ mod tests {
             "cell": {"text": {"shrink_to_fit": true, "min_font_size": 2}}}]);
         let laid = lay(&table(columns, None, &[&["aaaa bbbb"]]));
         let text = &laid.body_cells[0].text;
-        assert_eq!(text.lines.len(), 1);
+        assert_eq!(text.fitted.lines.len(), 1);
         assert!(text.style.size < 10.0);
-        assert!(text.lines[0].width <= 8.0 + 1e-9);
+        assert!(text.fitted.lines[0].width <= 8.0 + 1e-9);
     }
 }

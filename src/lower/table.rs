@@ -11,7 +11,6 @@ use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::layout::table::{CellBox, TableLayout};
 use crate::model::{TextAlign, VerticalAlign};
-use crate::rich_text::paragraph_align;
 use crate::rich_text::Line;
 use crate::style::{ResolvedFill, ResolvedStroke};
 
@@ -273,7 +272,7 @@ impl Ctx<'_> {
         let mut plain: Vec<PlainLine> = Vec::new();
         for p in cells {
             let text = &p.cell.text;
-            if text.lines.iter().all(|l| l.segments.is_empty()) {
+            if text.fitted.lines.iter().all(|l| l.segments.is_empty()) {
                 continue;
             }
             let s = &text.style;
@@ -283,19 +282,19 @@ impl Ctx<'_> {
                 weight: s.weight,
                 color: s.color,
                 line_height: s.line_height,
-                rtl: text.rtl,
+                rtl: text.fitted.rtl,
             };
             let group = group_index(&mut groups, key);
             let (pad, off) = (text.padding, text.offset);
             let cx = p.x + pad.x + off.0;
             let cw = (p.w - 2.0 * pad.x).max(0.0);
-            let th = text.height();
+            let th = text.fitted.height();
             let mut ly = match s.valign {
                 VerticalAlign::Top => p.y + pad.y,
                 VerticalAlign::Middle => p.y + (p.h - th) / 2.0,
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
-            let align = match paragraph_align(s.align, text.rtl) {
+            let align = match text.fitted.align(s.align) {
                 TextAlign::Justify => TextAlign::Left,
                 a => a,
             };
@@ -304,7 +303,7 @@ impl Ctx<'_> {
                 TextAlign::Center => cx + cw / 2.0,
                 _ => cx,
             };
-            for (line, lh) in text.lines.iter().zip(&text.line_heights) {
+            for (line, lh) in text.fitted.lines.iter().zip(&text.fitted.line_heights) {
                 match line.segments.as_slice() {
                     [] => {}
                     [one] if !one.bold && !one.large && !(text.clip && line.width > cw) => plain
