@@ -10,6 +10,12 @@
 //! (defaults 10 s, 64 clients; `--only durable|baseline|keyed|keyed-baseline` runs one mode). Without `--bench` (as under
 //! `cargo test --all-targets`) it runs a short smoke pass that checks the
 //! answers and the final balance.
+//!
+//! With `--database-url postgres://...` it measures the ledger on that
+//! PostgreSQL instead, against the embedded ledger in the same run
+//! (durable both: group commit with `fdatasync`, and `synchronous_commit`
+//! as the server has it; `benches/verify_postgres.sh` starts a throwaway
+//! server with `synchronous_commit = on`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,15 +53,45 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     runtime.block_on(async {
         let only: Option<String> = arg(&args, "--only");
+        let durable = Ledger::Embedded { durable: true };
+        if let Some(url) = arg::<String>(&args, "--database-url") {
+            let pg = Ledger::Postgres(url);
+            let mut rounds = Vec::new();
+            for keyed in [false, true] {
+                let embedded = load(&durable, keyed, clients, duration).await;
+                let postgres = load(&pg, keyed, clients, duration).await;
+                rounds.push((keyed, embedded, postgres));
+            }
+            for (keyed, embedded, postgres) in rounds {
+                let what = if keyed { "Idempotency-Key" } else { "plain" };
+                for (name, s) in [("embedded", &embedded), ("postgresql", &postgres)] {
+                    println!(
+                        "verify_load {name:<10} {what:<15} {clients} clients, {:.1} s: {:>8.0} verifies/s  p50 {:>6.2} ms  p99 {:>6.2} ms",
+                        s.elapsed.as_secs_f64(),
+                        s.rate(),
+                        s.p50.as_secs_f64() * 1e3,
+                        s.p99.as_secs_f64() * 1e3,
+                    );
+                }
+                println!(
+                    "verify_load {what}: postgresql / embedded = {:.2}",
+                    postgres.rate() / embedded.rate()
+                );
+            }
+            return;
+        }
         if let Some(only) = only {
             // One mode alone, for profiling.
-            let s = load(!only.contains("baseline"), only.contains("keyed"), clients, duration).await;
+            let ledger = Ledger::Embedded {
+                durable: !only.contains("baseline"),
+            };
+            let s = load(&ledger, only.contains("keyed"), clients, duration).await;
             println!("verify_load {only}: {:.0} verifies/s p50 {:?} p99 {:?}", s.rate(), s.p50, s.p99);
             return;
         }
-        let durable = load(true, false, clients, duration).await;
-        let baseline = load(false, false, clients, duration).await;
-        let keyed = load(true, true, clients, duration).await;
+        let baseline = load(&Ledger::Embedded { durable: false }, false, clients, duration).await;
+        let keyed = load(&durable, true, clients, duration).await;
+        let durable = load(&durable, false, clients, duration).await;
         for (name, s) in [
             ("durable (group commit)", &durable),
             ("no flush (baseline)", &baseline),
@@ -76,13 +112,29 @@ fn main() {
     });
 }
 
-async fn load(durable: bool, keyed: bool, clients: usize, duration: Duration) -> Stats {
+/// Where the ledger lives.
+enum Ledger {
+    Embedded { durable: bool },
+    Postgres(String),
+}
+
+async fn load(ledger: &Ledger, keyed: bool, clients: usize, duration: Duration) -> Stats {
     let dir = tempfile::tempdir().expect("temp dir");
-    let service = VerifyService::open_with(
-        dir.path(),
-        Some("bench-admin".into()),
-        VerifyOptions { durable },
-    )
+    let service = match ledger {
+        Ledger::Embedded { durable } => VerifyService::open_with(
+            dir.path(),
+            Some("bench-admin".into()),
+            VerifyOptions { durable: *durable },
+        ),
+        Ledger::Postgres(url) => {
+            let limits = labelpress::config::Limits::default();
+            let options = labelpress::verify::postgres::PgOptions {
+                connections: limits.ledger_connections,
+                timeout: Duration::from_millis(limits.ledger_timeout_ms),
+            };
+            VerifyService::connect(url, Some("bench-admin".into()), options).await
+        }
+    }
     .expect("open the verifier");
     const START: u64 = 1 << 40;
     let token = service
@@ -120,7 +172,7 @@ async fn load(durable: bool, keyed: bool, clients: usize, duration: Duration) ->
     latencies.sort_unstable();
     let verifies = latencies.len() as u64;
     assert!(verifies > 0, "no verification succeeded");
-    let balance = service.token(&token.id).expect("token").token.balance;
+    let balance = service.token(&token.id).await.expect("token").token.balance;
     assert_eq!(balance, START - verifies, "one unit per 200");
     let pick = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     Stats {

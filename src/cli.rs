@@ -98,9 +98,15 @@ pub struct ServeArgs {
     /// it the render service calls the in-process one.
     #[arg(long, env = "LABELPRESS_VERIFY_URL")]
     pub verify_url: Option<String>,
-    /// State: the verifier's store, the render token cache and usage outbox.
+    /// State: the verifier's embedded ledger, the render token cache and
+    /// usage outbox.
     #[arg(long, env = "LABELPRESS_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// The verifier's ledger on PostgreSQL instead of the embedded store
+    /// (`postgres://USER:PASSWORD@HOST:PORT/DB`): several verifier nodes may
+    /// share it. Needs --admin-token.
+    #[arg(long, env = "LABELPRESS_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
     /// Token for trusted internal calls: renders without verification or charge.
     #[arg(long, env = "LABELPRESS_SYSTEM_TOKEN", hide_env_values = true)]
     pub system_token: Option<String>,
@@ -307,6 +313,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 engine,
                 worker,
                 data_dir: args.data_dir,
+                database_url: args.database_url,
                 verify_url: args.verify_url,
                 system_token: args.system_token,
                 admin_token: args.admin_token,

@@ -227,6 +227,12 @@ pub struct Limits {
     pub outbox_commit_delay_us: u64,
     /// Timeout of one call to a remote verifier (`--verify-url`), milliseconds.
     pub verify_timeout_ms: u64,
+    /// Connections each verifier node keeps to the PostgreSQL ledger
+    /// (`--database-url`).
+    pub ledger_connections: usize,
+    /// The longest one ledger operation on PostgreSQL may take, waiting for
+    /// a connection included, before the call is answered 503 (milliseconds).
+    pub ledger_timeout_ms: u64,
     /// `Retry-After` (seconds) of API-502 (verifier unreachable) and API-503.
     pub retry_after_s: u64,
     /// The longest a connection may take to send a request's head (request
@@ -301,6 +307,8 @@ impl Default for Limits {
             failed_auth_burst: 30,
             outbox_commit_delay_us: 5_000,
             verify_timeout_ms: 5_000,
+            ledger_connections: 16,
+            ledger_timeout_ms: 5_000,
             retry_after_s: 5,
             header_timeout_ms: 10_000,
             body_timeout_ms: 10_000,

@@ -22,6 +22,7 @@ pub mod model;
 pub mod pdf;
 pub mod rich_text;
 pub mod style;
+pub mod synced_sled;
 pub mod validate;
 pub mod verify;
 pub mod worker;

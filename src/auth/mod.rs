@@ -180,6 +180,7 @@ impl Auth {
             cache: TokenCache::open(&db).map_err(open)?,
             outbox: Outbox::open(
                 &db,
+                dir,
                 Linger {
                     max: std::time::Duration::from_micros(limits.outbox_commit_delay_us),
                     backlog: Some(render_backlog),

@@ -14,14 +14,16 @@
 //! The token never appears in logs or metrics.
 //!
 //! "On disk" means a group commit: one flusher thread, whose single flush
-//! covers every render waiting at that moment (see [`crate::group_commit`]).
+//! (sled's, then `fdatasync`: [`crate::synced_sled`]) covers every render
+//! waiting at that moment (see [`crate::group_commit`]).
 
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 
 use super::TokenHash;
-use crate::group_commit::{Durable, GroupCommit, Linger, NotDurable};
+use crate::group_commit::{GroupCommit, Linger, NotDurable};
+use crate::synced_sled::SyncedSled;
 
 /// Usage of one token waiting to be reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,20 +36,9 @@ pub struct Batch {
 }
 
 pub struct Outbox {
-    commit: GroupCommit<SledDb>,
+    commit: GroupCommit<SyncedSled>,
     pending: sled::Tree,
     inflight: sled::Tree,
-}
-
-/// The render node's sled database, flushed by the group commit.
-struct SledDb(sled::Db);
-
-impl Durable for SledDb {
-    type Error = sled::Error;
-
-    fn flush(&self) -> sled::Result<()> {
-        self.0.flush().map(|_| ())
-    }
 }
 
 fn decode(bytes: &[u8]) -> Option<Batch> {
@@ -59,10 +50,10 @@ fn encode(batch: &Batch) -> Vec<u8> {
 }
 
 impl Outbox {
-    /// Opens the outbox's trees in `db`; its flusher holds syncs back as
-    /// `linger` says (see [`crate::group_commit`]).
-    pub fn open(db: &sled::Db, linger: Linger) -> sled::Result<Outbox> {
-        let store = std::sync::Arc::new(SledDb(db.clone()));
+    /// Opens the outbox's trees in `db`, opened at `dir`; its flusher holds
+    /// syncs back as `linger` says (see [`crate::group_commit`]).
+    pub fn open(db: &sled::Db, dir: &std::path::Path, linger: Linger) -> sled::Result<Outbox> {
+        let store = std::sync::Arc::new(SyncedSled::new(db.clone(), dir)?);
         Ok(Outbox {
             commit: GroupCommit::start("outbox-flush", store, linger)?,
             pending: db.open_tree("usage_pending")?,
@@ -231,7 +222,7 @@ mod tests {
         let key;
         {
             let db = sled::open(dir.path()).unwrap();
-            let outbox = Outbox::open(&db, Linger::NONE).unwrap();
+            let outbox = Outbox::open(&db, dir.path(), Linger::NONE).unwrap();
             record(&outbox, &h, "lp_a").await.unwrap();
             record(&outbox, &h, "lp_a").await.unwrap();
             let batch = outbox.next_batch(&h).await.unwrap().unwrap();
@@ -243,7 +234,7 @@ mod tests {
         }
         // Reopened as after a crash: the same batch, same key.
         let db = reopen(dir.path());
-        let outbox = Outbox::open(&db, Linger::NONE).unwrap();
+        let outbox = Outbox::open(&db, dir.path(), Linger::NONE).unwrap();
         assert_eq!(outbox.tokens(), vec![h]);
         let again = outbox.next_batch(&h).await.unwrap().unwrap();
         assert_eq!((again.count, again.key.as_deref()), (2, Some(key.as_str())));
@@ -262,7 +253,7 @@ mod tests {
     #[tokio::test]
     async fn a_shrunk_batch_gets_a_new_key() {
         let dir = tempfile::tempdir().unwrap();
-        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), Linger::NONE).unwrap();
+        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), dir.path(), Linger::NONE).unwrap();
         let h = TokenHash::of("lp_b");
         for _ in 0..3 {
             record(&outbox, &h, "lp_b").await.unwrap();

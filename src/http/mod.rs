@@ -71,6 +71,8 @@ pub struct NodeOptions {
     /// threads.
     pub worker: Option<crate::worker::Spec>,
     pub data_dir: PathBuf,
+    /// The verifier's ledger on PostgreSQL; `None`: the embedded one.
+    pub database_url: Option<String>,
     pub verify_url: Option<String>,
     pub system_token: Option<String>,
     pub admin_token: Option<String>,
@@ -100,9 +102,12 @@ pub fn short_hash(bytes: &[u8]) -> String {
 impl Node {
     /// Locks the data folder, then opens the stores in it; a failure
     /// removes what this start created.
-    pub fn open(options: NodeOptions) -> Result<Node, String> {
+    pub async fn open(options: NodeOptions) -> Result<Node, String> {
+        if options.database_url.is_some() && !options.services.verify {
+            return Err("--database-url is the verify service's ledger: add `verify` to --services".into());
+        }
         let data_dir = DataDir::open(&options.data_dir).map_err(|e| e.to_string())?;
-        match Node::open_stores(options) {
+        match Node::open_stores(options).await {
             Ok(node) => Ok(Node {
                 _data_dir: Some(data_dir),
                 ..node
@@ -114,13 +119,14 @@ impl Node {
         }
     }
 
-    fn open_stores(options: NodeOptions) -> Result<Node, String> {
+    async fn open_stores(options: NodeOptions) -> Result<Node, String> {
         let NodeOptions {
             services,
             config,
             engine,
             worker,
             data_dir,
+            database_url,
             verify_url,
             system_token,
             admin_token,
@@ -128,7 +134,10 @@ impl Node {
         } = options;
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
-            Some(InProcessVerify::open(&data_dir, admin_token)?)
+            Some(
+                InProcessVerify::open(&data_dir, database_url.as_deref(), admin_token, &config.limits)
+                    .await?,
+            )
         } else {
             None
         };
@@ -315,8 +324,26 @@ fn turn_away_router(state: &AppState) -> Router {
 struct InProcessVerify(Arc<crate::verify::VerifyService>);
 
 impl InProcessVerify {
-    fn open(data_dir: &Path, admin_token: Option<String>) -> Result<InProcessVerify, String> {
-        crate::verify::VerifyService::open(data_dir, admin_token)
+    /// On the PostgreSQL ledger at `database_url`, else on the embedded one
+    /// in `data_dir`.
+    async fn open(
+        data_dir: &Path,
+        database_url: Option<&str>,
+        admin_token: Option<String>,
+        limits: &Limits,
+    ) -> Result<InProcessVerify, String> {
+        use crate::verify::VerifyService;
+        let service = match database_url {
+            Some(url) => {
+                let options = crate::verify::postgres::PgOptions {
+                    connections: limits.ledger_connections,
+                    timeout: Duration::from_millis(limits.ledger_timeout_ms),
+                };
+                VerifyService::connect(url, admin_token, options).await
+            }
+            None => VerifyService::open(data_dir, admin_token),
+        };
+        service
             .map(InProcessVerify)
             .map_err(|e| format!("verification service: {e}"))
     }
@@ -373,7 +400,7 @@ pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), Strin
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("{listen}: {e}"))?;
-    let node = Node::open(options)?;
+    let node = Node::open(options).await?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     tracing::info!(listen = %local, "labelpress listening");
     node.run(listener, shutdown)

@@ -11,10 +11,13 @@ use super::rules;
 use super::secret::{self, TokenHash};
 use super::service::VerifyService;
 use super::store::{StoreError, UpdateError};
-use crate::group_commit::NotDurable;
 
 /// Longest account name.
 pub const MAX_ACCOUNT_LEN: usize = 128;
+
+/// Largest balance a token may hold (2^63 - 1): what PostgreSQL's `bigint`
+/// holds, the same limit on either ledger.
+pub const MAX_BALANCE: u64 = i64::MAX as u64;
 
 /// Errors of the admin API; the body is `{error, message}` like the
 /// verifier's own.
@@ -35,8 +38,6 @@ pub enum AdminError {
     RateLimited(u64),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    NotDurable(#[from] NotDurable),
 }
 
 impl AdminError {
@@ -48,7 +49,8 @@ impl AdminError {
             AdminError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
             AdminError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
-            AdminError::Store(_) | AdminError::NotDurable(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AdminError::Store(e) if e.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
+            AdminError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -58,7 +60,11 @@ impl IntoResponse for AdminError {
         let status = self.status();
         let message = if status.is_server_error() {
             tracing::error!(error = %self, "verifier admin API");
-            "the token store failed; retry".to_string()
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                "the ledger is unavailable; retry".to_string()
+            } else {
+                "the token store failed; retry".to_string()
+            }
         } else {
             self.to_string()
         };
@@ -153,14 +159,14 @@ pub struct AccountView {
     pub banned: bool,
 }
 
-fn view(record: &TokenRecord, banned: bool, now: i64) -> TokenView {
+fn view(record: &TokenRecord, now: i64) -> TokenView {
     TokenView {
         id: record.id.clone(),
         hint: record.hint.clone(),
         account: record.account.clone(),
         balance: record.balance,
         expires_at: record.expires_at,
-        status: rules::status(record, banned, now).to_string(),
+        status: rules::status(record, now).to_string(),
         created_at: record.created_at,
         last_used_at: record.last_used_at,
         rate_limit: record.rate_limit,
@@ -184,6 +190,11 @@ fn valid_account(account: &str) -> Result<(), AdminError> {
 impl VerifyService {
     pub async fn create_token(&self, new: NewToken) -> Result<CreatedToken, AdminError> {
         valid_account(&new.account)?;
+        if new.balance > MAX_BALANCE {
+            return Err(AdminError::Invalid(format!(
+                "balance must be at most {MAX_BALANCE}"
+            )));
+        }
         if let Some(rl) = new.rate_limit {
             if rl.per_second == 0 || rl.burst == 0 {
                 return Err(AdminError::Invalid(
@@ -203,13 +214,13 @@ impl VerifyService {
                 expires_at: new.expires_at,
                 rate_limit: new.rate_limit,
                 revoked: false,
+                banned: false,
                 created_at: now,
                 last_used_at: None,
                 usage: Vec::new(),
                 pending_key: None,
             };
-            if self.store.insert(&TokenHash::of(&secret), &record)? {
-                self.durable().await?;
+            if self.ledger.insert(&TokenHash::of(&secret), &record).await? {
                 tracing::info!(id = %record.id, account = %record.account, "verifier: token created");
                 return Ok(CreatedToken {
                     id: record.id,
@@ -223,27 +234,26 @@ impl VerifyService {
         }
     }
 
-    pub fn list_tokens(&self) -> Result<Vec<TokenView>, AdminError> {
-        let banned = self.store.banned_accounts()?;
+    pub async fn list_tokens(&self) -> Result<Vec<TokenView>, AdminError> {
         let now = rules::now_ms();
         Ok(self
-            .store
-            .list()?
+            .ledger
+            .list()
+            .await?
             .iter()
-            .map(|r| view(r, banned.contains(&r.account), now))
+            .map(|r| view(r, now))
             .collect())
     }
 
-    pub fn token(&self, id: &str) -> Result<TokenDetail, AdminError> {
+    pub async fn token(&self, id: &str) -> Result<TokenDetail, AdminError> {
         let record = self
-            .store
-            .get(id)?
+            .ledger
+            .get(id)
+            .await?
             .ok_or_else(|| AdminError::NotFound(id.to_string()))?;
-        let banned = self.store.banned_accounts()?.contains(&record.account);
-        let usage = record.recent_usage();
         Ok(TokenDetail {
-            token: view(&record, banned, rules::now_ms()),
-            usage,
+            token: view(&record, rules::now_ms()),
+            usage: record.recent_usage(),
         })
     }
 
@@ -252,13 +262,11 @@ impl VerifyService {
         id: &str,
         change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
     ) -> Result<TokenView, AdminError> {
-        let record = self.store.update(id, change).map_err(|e| match e {
+        let record = self.ledger.update(id, change).await.map_err(|e| match e {
             UpdateError::NotFound => AdminError::NotFound(id.to_string()),
             e => e.into(),
         })?;
-        self.durable().await?;
-        let banned = self.store.banned_accounts()?.contains(&record.account);
-        Ok(view(&record, banned, rules::now_ms()))
+        Ok(view(&record, rules::now_ms()))
     }
 
     pub async fn top_up(&self, id: &str, amount: u64) -> Result<TokenView, AdminError> {
@@ -270,7 +278,8 @@ impl VerifyService {
             r.balance = r
                 .balance
                 .checked_add(amount)
-                .ok_or_else(|| "the balance would overflow".to_string())?;
+                .filter(|b| *b <= MAX_BALANCE)
+                .ok_or_else(|| format!("the balance would overflow (at most {MAX_BALANCE})"))?;
             Ok(())
         })
         .await
@@ -303,8 +312,7 @@ impl VerifyService {
     /// without tokens can be banned ahead of time.
     pub async fn set_banned(&self, account: &str, banned: bool) -> Result<AccountView, AdminError> {
         valid_account(account)?;
-        self.store.set_banned(account, banned)?;
-        self.durable().await?;
+        self.ledger.set_banned(account, banned).await?;
         tracing::info!(%account, banned, "verifier: account ban changed");
         Ok(AccountView {
             account: account.to_string(),

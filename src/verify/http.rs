@@ -94,6 +94,9 @@ enum VerifyHttpError {
     Rejected(Rejection, Option<String>),
     #[error("the verifier could not record the answer; retry")]
     Internal,
+    /// The ledger cannot be reached now; nothing was deducted.
+    #[error("the ledger is unavailable; nothing was deducted, retry")]
+    Unavailable,
     /// Too many failed authentications from the client's address.
     #[error("too many failed authentications from this address; retry after {0} s")]
     RateLimited(u64),
@@ -120,13 +123,22 @@ impl IntoResponse for VerifyHttpError {
             VerifyHttpError::Internal => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
             }
+            VerifyHttpError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable"),
             VerifyHttpError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests"),
         };
         let mut response = error_response(status, error.to_string(), self.to_string());
-        if let VerifyHttpError::RateLimited(seconds) = self {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        match self {
+            VerifyHttpError::RateLimited(seconds) => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+            }
+            VerifyHttpError::Unavailable => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(1));
+            }
+            _ => {}
         }
         response
     }
@@ -267,6 +279,10 @@ async fn check(
             })),
         )),
         Ok(Verdict::Rejected(r)) => Err(VerifyHttpError::Rejected(r, None)),
+        Err(e) if e.is_unavailable() => {
+            tracing::warn!(error = %e, "verifier: ledger unavailable");
+            Err(VerifyHttpError::Unavailable)
+        }
         Err(e) => {
             tracing::error!(error = %e, "verifier: verification failed");
             Err(VerifyHttpError::Internal)
@@ -332,7 +348,7 @@ async fn create_token(State(service): Service, body: Bytes) -> Result<Response, 
 }
 
 async fn list_tokens(State(service): Service) -> Result<Response, AdminError> {
-    Ok(Json(service.list_tokens()?).into_response())
+    Ok(Json(service.list_tokens().await?).into_response())
 }
 
 async fn show_token(
@@ -340,7 +356,7 @@ async fn show_token(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, AdminError> {
     let id = segment(id)?;
-    Ok(Json(service.token(&id)?).into_response())
+    Ok(Json(service.token(&id).await?).into_response())
 }
 
 async fn top_up(

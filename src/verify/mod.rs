@@ -3,10 +3,13 @@
 //!
 //! What the server mounts and the render side calls (kept stable):
 //! - [`VerifyService::open`]`(data_dir: &Path, admin_token: Option<String>)
-//!   -> Result<Arc<VerifyService>, VerifyError>`: opens the sled store in
-//!   `<data_dir>/verifier/`; without an admin token, reads or generates
+//!   -> Result<Arc<VerifyService>, VerifyError>`: opens the embedded ledger
+//!   in `<data_dir>/verifier/`; without an admin token, reads or generates
 //!   `<data_dir>/admin-token` (mode 0600). [`VerifyService::admin_token`]
 //!   returns the one in force.
+//! - [`VerifyService::connect`] (async): the ledger on PostgreSQL
+//!   (`--database-url`), shared by several verifier nodes; the admin token
+//!   must be given.
 //! - `impl `[`Verifier`]` for VerifyService`: the in-process verifier, the
 //!   same code path as the HTTP handler ([`VerifyService::check`]).
 //! - [`router`]`(Arc<VerifyService>) -> axum::Router`: `POST /v1/verify`,
@@ -16,11 +19,16 @@
 //!
 //! Modules, one job each: [`secret`] (token shapes, hashing), [`record`]
 //! (what is stored), [`rules`] (check order, status, `remaining`), [`store`]
-//! (sled, atomic deduction), [`commit`] (group commit), [`service`], [`admin`]
+//! (the embedded ledger on sled, atomic deduction), [`postgres`] and
+//! [`migrations`] (the ledger on PostgreSQL), [`ledger`] (either, with the
+//! group commit around the embedded one), [`service`], [`admin`]
 //! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`).
 pub mod admin;
 pub mod cli;
 pub mod http;
+pub mod ledger;
+pub mod migrations;
+pub mod postgres;
 pub mod protocol;
 pub mod record;
 pub mod rules;

@@ -23,6 +23,12 @@ pub struct TokenRecord {
     pub rate_limit: Option<RateLimit>,
     #[serde(default)]
     pub revoked: bool,
+    /// The account's ban, copied into each of its tokens: a ban rewrites
+    /// every record of the account, so a deduction (which writes the record
+    /// only if it is unchanged since it was judged) can never land after
+    /// the ban on a judgement made before it.
+    #[serde(default)]
+    pub banned: bool,
     /// Unix milliseconds.
     pub created_at: i64,
     /// Unix milliseconds of the last deduction (dry runs write nothing).
@@ -69,6 +75,7 @@ impl TokenRecord {
             expires_at: None,
             rate_limit: None,
             revoked: false,
+            banned: false,
             created_at: 0,
             last_used_at: None,
             usage: vec![],

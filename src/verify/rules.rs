@@ -19,7 +19,7 @@
 //!
 //! A dry run goes through every check and deducts nothing.
 
-use super::protocol::{Granted, Rejection};
+use super::protocol::{Granted, RateLimit, Rejection};
 use super::record::TokenRecord;
 
 /// How long an idempotency key's first answer is kept.
@@ -34,15 +34,12 @@ pub fn known(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
 }
 
 /// Steps 3 and 5 to 8 of the order above; a `count` of 0 stands for a body
-/// that was not `{"count": integer >= 1}`.
-pub fn check(
-    record: Option<&TokenRecord>,
-    banned: bool,
-    count: u64,
-    now: i64,
-) -> Result<&TokenRecord, Rejection> {
+/// that was not `{"count": integer >= 1}`. The ban is read from the record
+/// ([`TokenRecord::banned`]), so it is judged in the same atomic step as
+/// the deduction.
+pub fn check(record: Option<&TokenRecord>, count: u64, now: i64) -> Result<&TokenRecord, Rejection> {
     let record = known(record)?;
-    if banned {
+    if record.banned {
         return Err(Rejection::Banned);
     }
     if expired(record, now) {
@@ -63,12 +60,23 @@ pub fn expired(record: &TokenRecord, now: i64) -> bool {
 
 /// The 200 body for a record (after any deduction).
 pub fn granted(record: &TokenRecord, now: i64) -> Granted {
+    answer(record.balance, record.expires_at, record.rate_limit, now)
+}
+
+/// The 200 body for a token's balance (after any deduction), expiry and
+/// rate limit.
+pub fn answer(
+    balance: u64,
+    expires_at: Option<i64>,
+    rate_limit: Option<RateLimit>,
+    now: i64,
+) -> Granted {
     Granted {
         status: "ok".to_string(),
-        balance: record.balance,
-        expires_at: record.expires_at,
-        remaining: remaining(record.expires_at, now),
-        rate_limit: record.rate_limit,
+        balance,
+        expires_at,
+        remaining: remaining(expires_at, now),
+        rate_limit,
     }
 }
 
@@ -89,10 +97,10 @@ pub fn remaining(expires_at: Option<i64>, now: i64) -> String {
 }
 
 /// The status the admin views show, most final first.
-pub fn status(record: &TokenRecord, banned: bool, now: i64) -> &'static str {
+pub fn status(record: &TokenRecord, now: i64) -> &'static str {
     if record.revoked {
         "revoked"
-    } else if banned {
+    } else if record.banned {
         "banned"
     } else if expired(record, now) {
         "expired"
@@ -133,38 +141,45 @@ mod tests {
         assert_eq!(remaining(None, 10), "unlimited");
     }
 
+    fn banned(mut r: TokenRecord) -> TokenRecord {
+        r.banned = true;
+        r
+    }
+
     #[test]
     fn checks_run_revoked_then_banned_then_expired_then_quota() {
-        let mut r = record(0, Some(10));
+        let mut r = banned(record(0, Some(10)));
         r.revoked = true;
-        assert_eq!(check(Some(&r), true, 1, 20), Err(Rejection::InvalidToken));
+        assert_eq!(check(Some(&r), 1, 20), Err(Rejection::InvalidToken));
         r.revoked = false;
-        assert_eq!(check(Some(&r), true, 1, 20), Err(Rejection::Banned));
-        assert_eq!(check(Some(&r), false, 1, 20), Err(Rejection::TokenExpired));
-        assert_eq!(check(Some(&r), false, 1, 5), Err(Rejection::QuotaExceeded));
-        assert_eq!(check(None, false, 1, 5), Err(Rejection::InvalidToken));
-        assert_eq!(check(Some(&r), false, 0, 5), Err(Rejection::BadRequest));
+        assert_eq!(check(Some(&r), 1, 20), Err(Rejection::Banned));
+        r.banned = false;
+        assert_eq!(check(Some(&r), 1, 20), Err(Rejection::TokenExpired));
+        assert_eq!(check(Some(&r), 1, 5), Err(Rejection::QuotaExceeded));
+        assert_eq!(check(None, 1, 5), Err(Rejection::InvalidToken));
+        assert_eq!(check(Some(&r), 0, 5), Err(Rejection::BadRequest));
         let r = record(3, None);
-        assert_eq!(check(Some(&r), false, 3, 5), Ok(&r));
-        assert_eq!(check(Some(&r), false, 4, 5), Err(Rejection::QuotaExceeded));
+        assert_eq!(check(Some(&r), 3, 5), Ok(&r));
+        assert_eq!(check(Some(&r), 4, 5), Err(Rejection::QuotaExceeded));
     }
 
     #[test]
     fn expiry_is_inclusive_of_its_instant() {
         let r = record(1, Some(100));
-        assert_eq!(check(Some(&r), false, 1, 99), Ok(&r));
-        assert_eq!(check(Some(&r), false, 1, 100), Err(Rejection::TokenExpired));
+        assert_eq!(check(Some(&r), 1, 99), Ok(&r));
+        assert_eq!(check(Some(&r), 1, 100), Err(Rejection::TokenExpired));
     }
 
     #[test]
     fn status_reports_the_most_final_state() {
-        let mut r = record(0, Some(10));
-        assert_eq!(status(&r, false, 20), "expired");
-        assert_eq!(status(&r, false, 5), "exhausted");
-        assert_eq!(status(&r, true, 5), "banned");
+        let r = record(0, Some(10));
+        assert_eq!(status(&r, 20), "expired");
+        assert_eq!(status(&r, 5), "exhausted");
+        let mut r = banned(r);
+        assert_eq!(status(&r, 5), "banned");
         r.revoked = true;
-        assert_eq!(status(&r, true, 5), "revoked");
-        assert_eq!(status(&record(1, None), false, 5), "active");
+        assert_eq!(status(&r, 5), "revoked");
+        assert_eq!(status(&record(1, None), 5), "active");
     }
 
     #[test]

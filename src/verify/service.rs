@@ -9,12 +9,13 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::ledger::{Embedded, Ledger};
+use super::postgres::{PgLedger, PgOptions};
 use super::protocol::{Rejection, Verdict, Verifier, VerifyCall, VerifyFuture};
 use super::rules;
 use super::secret::{self, TokenHash};
-use super::store::{Deduction, Outcome, SledStore, StoreError, TokenStore};
+use super::store::{Deduction, Outcome, StoreError};
 use super::Unavailable;
-use crate::group_commit::{Durable, GroupCommit, Linger, NotDurable};
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
@@ -30,10 +31,17 @@ pub enum VerifyError {
     EmptyAdminTokenFile(PathBuf),
     #[error("the admin token must not be empty")]
     EmptyAdminToken,
+    #[error("--database-url needs --admin-token (or LABELPRESS_ADMIN_TOKEN): every verifier node on the ledger must share it")]
+    SharedLedgerNeedsAdminToken,
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    NotDurable(#[from] NotDurable),
+}
+
+impl VerifyError {
+    /// Whether the ledger cannot be reached now (503), not broken (500).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, VerifyError::Store(e) if e.is_unavailable())
+    }
 }
 
 /// How the service runs; [`Default`] is what `labelpress serve` uses.
@@ -50,35 +58,10 @@ impl Default for VerifyOptions {
     }
 }
 
-/// The token store as the group commit sees it: flushed for waiting
-/// answers, its expired idempotency answers forgotten hourly.
-struct StoreDurability(Arc<dyn TokenStore>);
-
-impl Durable for StoreDurability {
-    type Error = StoreError;
-
-    fn flush(&self) -> Result<(), StoreError> {
-        self.0.flush()
-    }
-
-    fn upkeep(&self) {
-        match self
-            .0
-            .prune_idempotency(rules::now_ms() - rules::IDEMPOTENCY_TTL_MS)
-        {
-            Ok(n) if n > 0 => tracing::info!(pruned = n, "verifier: idempotency keys expired"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "verifier: idempotency pruning failed"),
-        }
-    }
-}
-
 pub struct VerifyService {
-    pub(crate) store: Arc<dyn TokenStore>,
-    commit: GroupCommit<StoreDurability>,
+    pub(crate) ledger: Ledger,
     admin_token: String,
     admin_digest: [u8; 32],
-    durable: bool,
 }
 
 impl VerifyService {
@@ -107,21 +90,33 @@ impl VerifyService {
             Some(t) => t.trim().to_string(),
             None => admin_token_file(&data_dir.join("admin-token"))?,
         };
-        let store: Arc<dyn TokenStore> = Arc::new(SledStore::open(
-            &data_dir.join("verifier"),
-            !options.durable,
-        )?);
-        let durability = Arc::new(StoreDurability(store.clone()));
-        durability.upkeep();
-        let commit =
-            GroupCommit::start("verify-flush", durability, Linger::NONE).map_err(io(data_dir))?;
-        Ok(Arc::new(VerifyService {
-            store,
-            commit,
+        let ledger = Embedded::open(&data_dir.join("verifier"), options.durable)?;
+        Ok(VerifyService::with(Ledger::Embedded(ledger), admin_token))
+    }
+
+    /// The service on the PostgreSQL ledger at `database_url` (schema
+    /// migrated first). Every node on one ledger must be given the same
+    /// admin token, so it cannot be generated per node.
+    pub async fn connect(
+        database_url: &str,
+        admin_token: Option<String>,
+        options: PgOptions,
+    ) -> Result<Arc<VerifyService>, VerifyError> {
+        let admin_token = match admin_token {
+            Some(t) if t.trim().is_empty() => return Err(VerifyError::EmptyAdminToken),
+            Some(t) => t.trim().to_string(),
+            None => return Err(VerifyError::SharedLedgerNeedsAdminToken),
+        };
+        let ledger = PgLedger::connect(database_url, options).await?;
+        Ok(VerifyService::with(Ledger::Postgres(ledger), admin_token))
+    }
+
+    fn with(ledger: Ledger, admin_token: String) -> Arc<VerifyService> {
+        Arc::new(VerifyService {
+            ledger,
             admin_digest: Sha256::digest(admin_token.as_bytes()).into(),
             admin_token,
-            durable: options.durable,
-        }))
+        })
     }
 
     /// The token that guards `/admin` and `/admin/api`.
@@ -138,22 +133,22 @@ impl VerifyService {
 
     /// Waits until every write so far is on disk (graceful shutdown).
     pub async fn flush(&self) {
-        if let Err(e) = self.commit.durable().await {
+        if let Err(e) = self.ledger.flush().await {
             tracing::error!(error = %e, "verifier: final flush failed");
         }
     }
 
-    /// Waits for durability of the writes so far, when the service promises it.
-    pub(crate) async fn durable(&self) -> Result<(), NotDurable> {
-        if self.durable {
-            self.commit.durable().await
-        } else {
-            Ok(())
+    /// The embedded ledger's flushes that reached the disk (`None` on
+    /// PostgreSQL).
+    pub fn syncs(&self) -> Option<u64> {
+        match &self.ledger {
+            Ledger::Embedded(e) => Some(e.syncs()),
+            Ledger::Postgres(_) => None,
         }
     }
 
     /// One verification: the code path of `POST /v1/verify` and of the
-    /// in-process [`Verifier`]. A 200 is on disk before this returns it.
+    /// in-process [`Verifier`]. A 200 is durable before this returns it.
     /// `call.count == 0` stands for a bad body (400 after the token checks).
     pub async fn check(&self, call: &VerifyCall) -> Result<Verdict, VerifyError> {
         if !secret::well_formed(&call.token) {
@@ -172,24 +167,14 @@ impl VerifyService {
             idempotency_key: call.idempotency_key.as_deref(),
             now: rules::now_ms(),
         };
-        let outcome = self.store.verify(&deduction)?;
+        let outcome = self.ledger.verify(&deduction).await?;
         tracing::debug!(token = %hash.log_prefix(), count = call.count, dry_run = call.dry_run, ?outcome, "verify");
-        match outcome {
-            Outcome::Granted {
-                granted,
-                wrote: true,
+        Ok(match outcome {
+            Outcome::Granted { granted, .. } | Outcome::Replayed(granted) => {
+                Verdict::Granted(granted)
             }
-            // A replay may answer before the first call's write is synced.
-            | Outcome::Replayed(granted) => {
-                self.durable().await?;
-                Ok(Verdict::Granted(granted))
-            }
-            Outcome::Granted {
-                granted,
-                wrote: false,
-            } => Ok(Verdict::Granted(granted)),
-            Outcome::Rejected(r) => Ok(Verdict::Rejected(r)),
-        }
+            Outcome::Rejected(r) => Verdict::Rejected(r),
+        })
     }
 }
 

@@ -1,4 +1,6 @@
-//! Token storage: the [`TokenStore`] trait and its sled implementation.
+//! The embedded ledger: tokens, accounts and idempotency answers in sled,
+//! and the types every ledger shares ([`Deduction`], [`Outcome`], the
+//! errors). [`super::ledger`] puts the group commit around it.
 //!
 //! Layout of the sled database in `<data-dir>/verifier/` (values are JSON):
 //! - `tokens`: SHA-256 of the secret (32 bytes) -> [`TokenRecord`]
@@ -10,7 +12,9 @@
 //! Every change to a token is a compare-and-swap loop on its record: read,
 //! check, write only if the record is still what was read, else judge
 //! again. So a balance never goes below zero and concurrent calls never
-//! spend the same units twice. No sled transactions: sled runs them under a
+//! spend the same units twice. A ban is copied into every record of the
+//! account ([`TokenRecord::banned`]) for the same reason: a deduction
+//! judged before a ban cannot be written after it. No sled transactions: sled runs them under a
 //! global lock that its own flush holds for the whole disk sync, so each
 //! one would wait for a sync and hold up every other call meanwhile.
 //!
@@ -22,10 +26,10 @@
 //! reached `idempotency`. A crash between the two writes therefore loses no
 //! answer, and a key is never charged twice.
 //!
-//! Writes are durable only after [`TokenStore::flush`]; the caller batches
-//! those (see [`super::commit`]).
+//! Writes are durable only after [`SledStore::flush`] (sled's flush and an
+//! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the group
+//! commit of [`super::ledger`]).
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
@@ -36,13 +40,33 @@ use super::protocol::{Granted, Rejection};
 use super::record::{AccountRecord, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
 use super::secret::TokenHash;
+use crate::group_commit::NotDurable;
+use crate::synced_sled::{FlushError, SyncedSled};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("token store: {0}")]
     Sled(#[from] sled::Error),
+    #[error("token store: {0}")]
+    Flush(#[from] FlushError),
     #[error("token store: unreadable record: {0}")]
     Corrupt(String),
+    #[error(transparent)]
+    NotDurable(#[from] NotDurable),
+    /// The ledger's database cannot be reached now (connection lost,
+    /// refused, pool exhausted): the caller may retry, answered 503.
+    #[error("ledger unavailable: {0}")]
+    Unavailable(String),
+    /// The database refused a statement for another reason.
+    #[error("ledger: {0}")]
+    Database(String),
+}
+
+impl StoreError {
+    /// Whether a retry later may succeed (a 503, not a 500).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
 }
 
 /// A verification as the store sees it (the token already well formed).
@@ -81,37 +105,12 @@ pub enum UpdateError {
     Store(#[from] StoreError),
 }
 
-/// Where tokens, accounts and idempotency answers live. Implementations
-/// make each method atomic; durability comes from [`TokenStore::flush`].
-pub trait TokenStore: Send + Sync + 'static {
-    /// Steps 3 to 8 of [`super::rules`] (revocation before a replay) and
-    /// the deduction, atomically.
-    fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError>;
-    /// Adds a token; `false` if its hash or id is taken (nothing written).
-    fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError>;
-    fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError>;
-    /// Applies `change` to the token `id` atomically and returns the result.
-    fn update(
-        &self,
-        id: &str,
-        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
-    ) -> Result<TokenRecord, UpdateError>;
-    /// Every token, oldest first.
-    fn list(&self) -> Result<Vec<TokenRecord>, StoreError>;
-    fn banned_accounts(&self) -> Result<HashSet<String>, StoreError>;
-    fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError>;
-    /// Forgets idempotency answers given before `before` (Unix ms).
-    fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError>;
-    /// Blocks until every write made before the call is on disk.
-    fn flush(&self) -> Result<(), StoreError>;
-}
-
 /// Stripes of the lock keyed calls take per token.
 const KEY_LOCKS: usize = 64;
 
 /// The sled store.
 pub struct SledStore {
-    db: sled::Db,
+    db: SyncedSled,
     tokens: sled::Tree,
     ids: sled::Tree,
     accounts: sled::Tree,
@@ -151,12 +150,11 @@ fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
 struct Loaded {
     bytes: Option<sled::IVec>,
     record: Option<TokenRecord>,
-    banned: bool,
 }
 
 impl SledStore {
     /// Opens (or creates) the store in `dir`. With `periodic_flush` off, only
-    /// [`TokenStore::flush`] writes to disk, so durability is the caller's.
+    /// [`SledStore::flush`] writes to disk, so durability is the caller's.
     pub fn open(dir: &Path, periodic_flush: bool) -> Result<SledStore, StoreError> {
         let config = sled::Config::new()
             .path(dir)
@@ -176,43 +174,82 @@ impl SledStore {
                 other => break other?,
             }
         };
-        Ok(SledStore {
+        let store = SledStore {
             tokens: db.open_tree("tokens")?,
             ids: db.open_tree("token_ids")?,
             accounts: db.open_tree("accounts")?,
             idempotency: db.open_tree("idempotency")?,
             key_locks: std::array::from_fn(|_| Mutex::new(())),
-            db,
-        })
+            db: SyncedSled::new(db, dir).map_err(sled::Error::from)?,
+        };
+        // Stores written before bans were copied into token records: copy
+        // them now (a no-op once done).
+        for account in store.banned_accounts()? {
+            store.mark_banned(&account, true)?;
+        }
+        Ok(store)
     }
 
-    /// The record's bytes (for compare-and-swap), the record, and whether
-    /// its account is banned.
+    /// The record's bytes (for compare-and-swap) and the record.
     fn load(&self, hash: &TokenHash) -> Result<Loaded, StoreError> {
         let bytes = self.tokens.get(hash.0)?;
         let record: Option<TokenRecord> = match &bytes {
             Some(v) => Some(decode(v)?),
             None => None,
         };
-        let banned = match &record {
-            Some(r) => match self.accounts.get(r.account.as_bytes())? {
-                Some(v) => decode::<AccountRecord>(&v)?.banned,
-                None => false,
-            },
+        Ok(Loaded { bytes, record })
+    }
+
+    fn account_banned(&self, account: &str) -> Result<bool, StoreError> {
+        Ok(match self.accounts.get(account.as_bytes())? {
+            Some(v) => decode::<AccountRecord>(&v)?.banned,
             None => false,
-        };
-        Ok(Loaded {
-            bytes,
-            record,
-            banned,
         })
+    }
+
+    fn banned_accounts(&self) -> Result<Vec<String>, StoreError> {
+        let mut banned = Vec::new();
+        for item in self.accounts.iter() {
+            let (k, v) = item?;
+            if decode::<AccountRecord>(&v)?.banned {
+                banned.push(String::from_utf8_lossy(&k).into_owned());
+            }
+        }
+        Ok(banned)
+    }
+
+    /// Sets `banned` in every record of `account` (compare-and-swap each, so
+    /// a deduction judged on the old record fails its swap and is judged
+    /// again).
+    fn mark_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+        for item in self.tokens.iter() {
+            let (hash, _) = item?;
+            loop {
+                let Some(bytes) = self.tokens.get(&hash)? else {
+                    break;
+                };
+                let mut record: TokenRecord = decode(&bytes)?;
+                if record.account != account || record.banned == banned {
+                    break;
+                }
+                record.banned = banned;
+                if self
+                    .tokens
+                    .compare_and_swap(&hash, Some(&bytes), Some(encode(&record)))?
+                    .is_ok()
+                {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every check, no write.
     fn dry_run(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         let loaded = self.load(call.hash)?;
         Ok(
-            match rules::check(loaded.record.as_ref(), loaded.banned, call.count, call.now) {
+            match rules::check(loaded.record.as_ref(), call.count, call.now) {
                 Ok(record) => Outcome::Granted {
                     granted: rules::granted(record, call.now),
                     wrote: false,
@@ -223,14 +260,12 @@ impl SledStore {
     }
 
     /// Check and deduct with compare-and-swap on the record; `key` (a keyed
-    /// call) is remembered in the record with its answer. The ban is read
-    /// beside the record: a ban racing a call may land just after it, as if
-    /// it had come a moment later.
+    /// call) is remembered in the record with its answer.
     fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
             let mut record =
-                match rules::check(loaded.record.as_ref(), loaded.banned, call.count, call.now) {
+                match rules::check(loaded.record.as_ref(), call.count, call.now) {
                     Ok(r) => r.clone(),
                     Err(rejection) => return Ok(Outcome::Rejected(rejection)),
                 };
@@ -312,8 +347,10 @@ impl SledStore {
     }
 }
 
-impl TokenStore for SledStore {
-    fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+impl SledStore {
+    /// Steps 3 to 8 of [`super::rules`] (revocation before a replay) and
+    /// the deduction, atomically.
+    pub fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         if call.dry_run {
             return self.dry_run(call);
         }
@@ -323,7 +360,13 @@ impl TokenStore for SledStore {
         }
     }
 
-    fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
+    /// Adds a token, banned if its account is; `false` if its hash or id is
+    /// taken (nothing written).
+    pub fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
+        let record = &TokenRecord {
+            banned: self.account_banned(&record.account)?,
+            ..record.clone()
+        };
         // The id first: if the process dies before the record is written, the
         // id points at nothing, which reads as an unknown token.
         if self
@@ -341,10 +384,16 @@ impl TokenStore for SledStore {
             self.ids.remove(record.id.as_bytes())?;
             return Ok(false);
         }
+        // A ban (or unban) of the account between the read above and the
+        // write missed this record: apply it now.
+        let banned = self.account_banned(&record.account)?;
+        if banned != record.banned {
+            self.mark_banned(&record.account, banned)?;
+        }
         Ok(true)
     }
 
-    fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
+    pub fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
         let Some(hash) = self.ids.get(id.as_bytes())? else {
             return Ok(None);
         };
@@ -354,7 +403,7 @@ impl TokenStore for SledStore {
         }
     }
 
-    fn update(
+    pub fn update(
         &self,
         id: &str,
         change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
@@ -376,7 +425,7 @@ impl TokenStore for SledStore {
         }
     }
 
-    fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
+    pub fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
         let mut all = self
             .tokens
             .iter()
@@ -387,24 +436,15 @@ impl TokenStore for SledStore {
         Ok(all)
     }
 
-    fn banned_accounts(&self) -> Result<HashSet<String>, StoreError> {
-        let mut banned = HashSet::new();
-        for item in self.accounts.iter() {
-            let (k, v) = item?;
-            if decode::<AccountRecord>(&v)?.banned {
-                banned.insert(String::from_utf8_lossy(&k).into_owned());
-            }
-        }
-        Ok(banned)
-    }
-
-    fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+    /// Bans or unbans `account` and every token of it. An account without
+    /// tokens can be banned ahead of time.
+    pub fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
         self.accounts
             .insert(account.as_bytes(), encode(&AccountRecord { banned }))?;
-        Ok(())
+        self.mark_banned(account, banned)
     }
 
-    fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
+    pub fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
         let mut pruned = 0;
         for item in self.idempotency.iter() {
             let (k, v) = item?;
@@ -424,9 +464,14 @@ impl TokenStore for SledStore {
         Ok(pruned)
     }
 
-    fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush()?;
-        Ok(())
+    /// Blocks until every write made before the call is on disk.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        Ok(self.db.flush()?)
+    }
+
+    /// Flushes that reached the disk so far.
+    pub fn syncs(&self) -> u64 {
+        self.db.syncs()
     }
 }
 

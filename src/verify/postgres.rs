@@ -1,0 +1,576 @@
+//! The ledger on PostgreSQL (`--database-url`), shared by every verifier
+//! node given the same database. Schema: `migrations/0001_ledger.sql`,
+//! applied at start by [`super::migrations`].
+//!
+//! A deduction without an `Idempotency-Key` is one statement: a conditional
+//! decrement of the token's row that checks revocation, the ban (copied
+//! into the row, see [`TokenRecord::banned`]), expiry and the balance in
+//! its `WHERE`, returns the new balance, and records the usage row in the
+//! same statement. Concurrent deductions on one token queue on its row
+//! lock and each re-checks the `WHERE` on the row as the previous one left
+//! it, so exactly the balance is granted across any number of nodes.
+//!
+//! A keyed deduction is one transaction: the replay check, the same
+//! decrement, and the answer inserted under the `(token, key)` primary key.
+//! Two calls with one key racing on two nodes both decrement, but the
+//! second's insert waits for the first to commit, finds its answer and
+//! rolls back: one charge, and the retry replays the first answer.
+//!
+//! Connection problems (refused, lost, pool exhausted, a statement past
+//! `ledger_timeout_ms`) are [`StoreError::Unavailable`], answered 503; the
+//! pool replaces broken connections on the next call.
+
+use std::time::Duration;
+
+use deadpool_postgres::{
+    GenericClient, Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime,
+};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{NoTls, Row};
+
+use super::protocol::{Granted, RateLimit, Rejection};
+use super::record::{IdempotencyRecord, TokenRecord, RECENT_USAGE};
+use super::rules;
+use super::secret::TokenHash;
+use super::store::{Deduction, Outcome, StoreError, UpdateError};
+
+/// How often a keyed deduction may lose a race for its key or a judged
+/// rejection may turn out stale before the call gives up (503).
+const MAX_ATTEMPTS: usize = 8;
+
+/// Columns of `lp_tokens` in the order [`record`] reads them.
+const TOKEN_COLUMNS: &str = "hash, id, hint, account, balance, expires_at, rate_per_second, \
+                             rate_burst, revoked, banned, created_at, last_used_at";
+
+/// The conditional decrement; parameters: hash, count, now. The `WHERE`
+/// is [`rules::check`] for a count of at least 1.
+const DEDUCT: &str = "WITH d AS (
+        UPDATE lp_tokens SET balance = balance - $2, last_used_at = $3
+        WHERE hash = $1 AND NOT revoked AND NOT banned
+          AND (expires_at IS NULL OR expires_at > $3) AND balance >= $2
+        RETURNING hash, balance, expires_at, rate_per_second, rate_burst
+    ), u AS (
+        INSERT INTO lp_usage (token_hash, at, count, balance)
+        SELECT hash, $3, $2, balance FROM d
+    )
+    SELECT balance, expires_at, rate_per_second, rate_burst FROM d";
+
+/// How the ledger connects.
+#[derive(Debug, Clone, Copy)]
+pub struct PgOptions {
+    /// Connections per node.
+    pub connections: usize,
+    /// The longest any one ledger operation (waiting for a connection
+    /// included) may take before it is answered as unavailable.
+    pub timeout: Duration,
+}
+
+pub struct PgLedger {
+    pool: Pool,
+    timeout: Duration,
+}
+
+impl PgLedger {
+    /// Connects to `url` (`postgres://user:password@host:port/db`), brings the
+    /// schema up to date and starts the hourly pruning of idempotency
+    /// answers. Errors never quote the URL (it may hold a password).
+    pub async fn connect(url: &str, options: PgOptions) -> Result<PgLedger, StoreError> {
+        let mut config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::Database(format!("--database-url: {e}")))?;
+        config
+            .connect_timeout(options.timeout)
+            .keepalives(true)
+            .keepalives_idle(Duration::from_secs(30))
+            .application_name("labelpress");
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.connections.max(1))
+            .wait_timeout(Some(options.timeout))
+            .create_timeout(Some(options.timeout))
+            .recycle_timeout(Some(options.timeout))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Database(e.to_string()))?;
+        let ledger = PgLedger {
+            pool,
+            timeout: options.timeout,
+        };
+        let mut client = ledger.pool.get().await.map_err(pool_error)?;
+        let applied = super::migrations::run(&mut client)
+            .await
+            .map_err(|e| StoreError::Database(e.to_string()))?;
+        if !applied.is_empty() {
+            tracing::info!(?applied, "ledger: schema migrated");
+        }
+        drop(client);
+        tokio::spawn(prune_hourly(ledger.pool.clone()));
+        Ok(ledger)
+    }
+
+    /// Runs `op` within the ledger's timeout.
+    async fn bounded<T>(
+        &self,
+        op: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        tokio::time::timeout(self.timeout, op)
+            .await
+            .unwrap_or_else(|_| {
+                Err(StoreError::Unavailable(format!(
+                    "no answer within {} ms",
+                    self.timeout.as_millis()
+                )))
+            })
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    pub async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+        self.bounded(async {
+            // A count beyond any balance (all fit a bigint) is judged
+            // without writing: it is refused, at the latest as over quota.
+            let count = match i64::try_from(call.count) {
+                Ok(count) if !call.dry_run && count > 0 => count,
+                _ => return self.judge(call).await,
+            };
+            match call.idempotency_key {
+                None => self.deduct(call, count).await,
+                Some(key) => self.deduct_once(call, count, key).await,
+            }
+        })
+        .await
+    }
+
+    /// Every check, no write: dry runs and bad bodies.
+    async fn judge(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+        let client = self.client().await?;
+        let record = select_token(&client, call.hash).await?;
+        Ok(match rules::check(record.as_ref(), call.count, call.now) {
+            Ok(record) => Outcome::Granted {
+                granted: rules::granted(record, call.now),
+                wrote: false,
+            },
+            Err(rejection) => Outcome::Rejected(rejection),
+        })
+    }
+
+    async fn deduct(&self, call: &Deduction<'_>, count: i64) -> Result<Outcome, StoreError> {
+        let client = self.client().await?;
+        let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
+        for _ in 0..MAX_ATTEMPTS {
+            let row = client
+                .query_opt(&deduct, &[&&call.hash.0[..], &count, &call.now])
+                .await
+                .map_err(db)?;
+            if let Some(row) = row {
+                return Ok(Outcome::Granted {
+                    granted: granted(&row, call.now)?,
+                    wrote: true,
+                });
+            }
+            if let Some(rejection) = why_not(&client, call).await? {
+                return Ok(Outcome::Rejected(rejection));
+            }
+            // A top-up or an unban landed between the two statements.
+        }
+        Err(contended())
+    }
+
+    async fn deduct_once(
+        &self,
+        call: &Deduction<'_>,
+        count: i64,
+        key: &str,
+    ) -> Result<Outcome, StoreError> {
+        let mut client = self.client().await?;
+        let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
+        let hash = &call.hash.0[..];
+        for _ in 0..MAX_ATTEMPTS {
+            let tx = client.transaction().await.map_err(db)?;
+            // Revocation comes before any replay (rules, step 3).
+            let record = select_token(&tx, call.hash).await?;
+            if let Err(rejection) = rules::known(record.as_ref()) {
+                return Ok(Outcome::Rejected(rejection));
+            }
+            let first = tx
+                .query_opt(
+                    "SELECT at, count, granted FROM lp_idempotency
+                     WHERE token_hash = $1 AND key = $2 AND at > $3",
+                    &[&hash, &key, &(call.now - rules::IDEMPOTENCY_TTL_MS)],
+                )
+                .await
+                .map_err(db)?;
+            if let Some(first) = first {
+                return Ok(replay(idempotency_record(&first)?, call.count));
+            }
+            let Some(row) = tx
+                .query_opt(&deduct, &[&hash, &count, &call.now])
+                .await
+                .map_err(db)?
+            else {
+                match why_not(&tx, call).await? {
+                    Some(rejection) => return Ok(Outcome::Rejected(rejection)),
+                    None => continue,
+                }
+            };
+            let granted = granted(&row, call.now)?;
+            let answer = serde_json::to_string(&granted).unwrap_or_default();
+            // A stale answer (older than the TTL) under the key is replaced;
+            // a fresh one, committed meanwhile by a racing call, is not:
+            // then this transaction rolls back and the next round replays it.
+            let recorded = tx
+                .query_opt(
+                    "INSERT INTO lp_idempotency (token_hash, key, at, count, granted)
+                     VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (token_hash, key) DO UPDATE
+                       SET at = EXCLUDED.at, count = EXCLUDED.count, granted = EXCLUDED.granted
+                       WHERE lp_idempotency.at <= $3 - $6
+                     RETURNING 1",
+                    &[&hash, &key, &call.now, &count, &answer, &rules::IDEMPOTENCY_TTL_MS],
+                )
+                .await
+                .map_err(db)?;
+            if recorded.is_some() {
+                tx.commit().await.map_err(db)?;
+                return Ok(Outcome::Granted {
+                    granted,
+                    wrote: true,
+                });
+            }
+            tx.rollback().await.map_err(db)?;
+        }
+        Err(contended())
+    }
+
+    pub async fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
+        self.bounded(async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await.map_err(db)?;
+            // The account's row, share-locked: a ban of the account waits for
+            // this insert (and then bans the new token too), or this insert
+            // waits for the ban and copies it.
+            tx.execute(
+                "INSERT INTO lp_accounts (name) VALUES ($1) ON CONFLICT DO NOTHING",
+                &[&record.account],
+            )
+            .await
+            .map_err(db)?;
+            let banned: bool = tx
+                .query_one(
+                    "SELECT banned FROM lp_accounts WHERE name = $1 FOR SHARE",
+                    &[&record.account],
+                )
+                .await
+                .map_err(db)?
+                .get(0);
+            let (rate_per_second, rate_burst) = rate_columns(record.rate_limit);
+            let inserted = tx
+                .query_opt(
+                    "INSERT INTO lp_tokens (hash, id, hint, account, balance, expires_at,
+                         rate_per_second, rate_burst, revoked, banned, created_at, last_used_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                     ON CONFLICT DO NOTHING RETURNING 1",
+                    &[
+                        &&hash.0[..],
+                        &record.id,
+                        &record.hint,
+                        &record.account,
+                        &to_i64(record.balance)?,
+                        &record.expires_at,
+                        &rate_per_second,
+                        &rate_burst,
+                        &record.revoked,
+                        &banned,
+                        &record.created_at,
+                        &record.last_used_at,
+                    ],
+                )
+                .await
+                .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(inserted.is_some())
+        })
+        .await
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let row = client
+                .query_opt(
+                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE id = $1"),
+                    &[&id],
+                )
+                .await
+                .map_err(db)?;
+            let Some(row) = row else { return Ok(None) };
+            let mut record = token(&row)?;
+            let usage = client
+                .query(
+                    "SELECT at, count, balance FROM lp_usage WHERE token_hash = $1
+                     ORDER BY seq DESC LIMIT $2",
+                    &[&row.get::<_, &[u8]>(0), &(RECENT_USAGE as i64)],
+                )
+                .await
+                .map_err(db)?;
+            // Oldest first, as the embedded record keeps them.
+            for row in usage.iter().rev() {
+                record.usage.push((
+                    row.get(0),
+                    to_u64(row.get(1))?,
+                    to_u64(row.get(2))?,
+                ));
+            }
+            Ok(Some(record))
+        })
+        .await
+    }
+
+    pub async fn update(
+        &self,
+        id: &str,
+        change: super::ledger::Change<'_>,
+    ) -> Result<TokenRecord, UpdateError> {
+        let op = async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await.map_err(db)?;
+            let row = tx
+                .query_opt(
+                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE id = $1 FOR UPDATE"),
+                    &[&id],
+                )
+                .await
+                .map_err(db)?;
+            let Some(row) = row else {
+                return Ok(Err(UpdateError::NotFound));
+            };
+            let mut record = token(&row)?;
+            if let Err(refused) = change(&mut record) {
+                return Ok(Err(UpdateError::Refused(refused)));
+            }
+            // The fields an admin change may touch.
+            tx.execute(
+                "UPDATE lp_tokens SET balance = $2, expires_at = $3, revoked = $4 WHERE id = $1",
+                &[
+                    &id,
+                    &to_i64(record.balance)?,
+                    &record.expires_at,
+                    &record.revoked,
+                ],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(Ok(record))
+        };
+        self.bounded(op).await?
+    }
+
+    pub async fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            client
+                .query(
+                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens ORDER BY created_at, id"),
+                    &[],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(token)
+                .collect()
+        })
+        .await
+    }
+
+    pub async fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+        self.bounded(async {
+            let mut client = self.client().await?;
+            let tx = client.transaction().await.map_err(db)?;
+            tx.execute(
+                "INSERT INTO lp_accounts (name, banned) VALUES ($1, $2)
+                 ON CONFLICT (name) DO UPDATE SET banned = EXCLUDED.banned",
+                &[&account, &banned],
+            )
+            .await
+            .map_err(db)?;
+            tx.execute(
+                "UPDATE lp_tokens SET banned = $2 WHERE account = $1 AND banned <> $2",
+                &[&account, &banned],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)
+        })
+        .await
+    }
+}
+
+/// Forgets idempotency answers past their 24 hours, about hourly, as long
+/// as the pool lives.
+async fn prune_hourly(pool: Pool) {
+    let mut every = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        every.tick().await;
+        let before = rules::now_ms() - rules::IDEMPOTENCY_TTL_MS;
+        let pruned = match pool.get().await {
+            Ok(client) => client
+                .execute("DELETE FROM lp_idempotency WHERE at <= $1", &[&before])
+                .await
+                .map_err(db),
+            Err(e) => Err(pool_error(e)),
+        };
+        match pruned {
+            Ok(n) if n > 0 => tracing::info!(pruned = n, "ledger: idempotency keys expired"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "ledger: idempotency pruning failed"),
+        }
+    }
+}
+
+/// Why the decrement matched no row, judged on the row as it is now;
+/// `None` when it would pass now (changed in between: try again).
+async fn why_not(
+    client: &impl GenericClient,
+    call: &Deduction<'_>,
+) -> Result<Option<Rejection>, StoreError> {
+    let record = select_token(client, call.hash).await?;
+    Ok(rules::check(record.as_ref(), call.count, call.now).err())
+}
+
+async fn select_token(
+    client: &impl GenericClient,
+    hash: &TokenHash,
+) -> Result<Option<TokenRecord>, StoreError> {
+    let statement = client
+        .prepare_cached(&format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE hash = $1"))
+        .await
+        .map_err(db)?;
+    client
+        .query_opt(&statement, &[&&hash.0[..]])
+        .await
+        .map_err(db)?
+        .as_ref()
+        .map(token)
+        .transpose()
+}
+
+/// The first answer again, if the count matches the first call's.
+fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
+    if first.count == count {
+        Outcome::Replayed(first.granted)
+    } else {
+        Outcome::Rejected(Rejection::BadRequest)
+    }
+}
+
+fn idempotency_record(row: &Row) -> Result<IdempotencyRecord, StoreError> {
+    Ok(IdempotencyRecord {
+        at: row.get(0),
+        count: to_u64(row.get(1))?,
+        granted: serde_json::from_str(row.get(2))
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    })
+}
+
+/// The 200 body from the decrement's `RETURNING`.
+fn granted(row: &Row, now: i64) -> Result<Granted, StoreError> {
+    let expires_at: Option<i64> = row.get(1);
+    Ok(rules::answer(
+        to_u64(row.get(0))?,
+        expires_at,
+        rate_limit(row.get(2), row.get(3))?,
+        now,
+    ))
+}
+
+/// A token from a row of [`TOKEN_COLUMNS`] (without usage).
+fn token(row: &Row) -> Result<TokenRecord, StoreError> {
+    Ok(TokenRecord {
+        id: row.get(1),
+        hint: row.get(2),
+        account: row.get(3),
+        balance: to_u64(row.get(4))?,
+        expires_at: row.get(5),
+        rate_limit: rate_limit(row.get(6), row.get(7))?,
+        revoked: row.get(8),
+        banned: row.get(9),
+        created_at: row.get(10),
+        last_used_at: row.get(11),
+        usage: Vec::new(),
+        pending_key: None,
+    })
+}
+
+fn rate_limit(
+    per_second: Option<i64>,
+    burst: Option<i64>,
+) -> Result<Option<RateLimit>, StoreError> {
+    let narrow = |v: i64| u32::try_from(v).map_err(|_| corrupt("rate limit", v));
+    Ok(match (per_second, burst) {
+        (Some(p), Some(b)) => Some(RateLimit {
+            per_second: narrow(p)?,
+            burst: narrow(b)?,
+        }),
+        _ => None,
+    })
+}
+
+fn rate_columns(rate_limit: Option<RateLimit>) -> (Option<i64>, Option<i64>) {
+    match rate_limit {
+        Some(r) => (Some(r.per_second.into()), Some(r.burst.into())),
+        None => (None, None),
+    }
+}
+
+fn to_u64(v: i64) -> Result<u64, StoreError> {
+    u64::try_from(v).map_err(|_| corrupt("count", v))
+}
+
+/// Balances are `bigint`: the admin API keeps them within
+/// [`super::admin::MAX_BALANCE`].
+fn to_i64(v: u64) -> Result<i64, StoreError> {
+    i64::try_from(v).map_err(|_| StoreError::Database(format!("{v} is beyond a bigint")))
+}
+
+fn corrupt(what: &str, v: i64) -> StoreError {
+    StoreError::Corrupt(format!("{what} {v} out of range"))
+}
+
+fn contended() -> StoreError {
+    StoreError::Unavailable("the token kept changing under the call; retry".into())
+}
+
+/// Connection-level failures (no SQLSTATE, or the classes of connection
+/// exceptions, insufficient resources, operator intervention and
+/// transaction rollback) can pass with a retry: unavailable. Anything else
+/// is a statement the database refused.
+fn db(e: tokio_postgres::Error) -> StoreError {
+    let retryable = match e.code() {
+        None => true,
+        Some(code) => {
+            matches!(&code.code()[..2], "08" | "40" | "53" | "57")
+                || *code == SqlState::LOCK_NOT_AVAILABLE
+        }
+    };
+    if retryable {
+        StoreError::Unavailable(e.to_string())
+    } else {
+        StoreError::Database(e.to_string())
+    }
+}
+
+fn pool_error(e: PoolError) -> StoreError {
+    match e {
+        PoolError::Backend(e) => db(e),
+        other => StoreError::Unavailable(other.to_string()),
+    }
+}

@@ -1,0 +1,335 @@
+//! The verifier's ledger on PostgreSQL (`--database-url`): several verifier
+//! processes on one database, crashes of the verifier and of the database,
+//! and the schema's migrations. Each test starts its own throwaway cluster.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::postgres::Cluster;
+use crate::server::{self, Server, ADMIN};
+
+/// `labelpress serve --services verify` on the ledger at `url`.
+fn verifier(data_dir: &std::path::Path, url: &str) -> Server {
+    server::start(data_dir, &["--services", "verify", "--database-url", url])
+}
+
+/// `POST /v1/verify`: (status, body).
+async fn verify(base: &str, token: &str, count: u64, key: Option<&str>) -> (u16, Value) {
+    let mut request = server::client()
+        .post(format!("{base}/v1/verify"))
+        .timeout(Duration::from_secs(30))
+        .bearer_auth(token)
+        .json(&json!({ "count": count }));
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    match request.send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            let body = response.json().await.unwrap_or(Value::Null);
+            (status, body)
+        }
+        // The process was killed under the call: no answer.
+        Err(_) => (0, Value::Null),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_verifiers_on_one_ledger_grant_exactly_the_balance() {
+    let pg = Cluster::start();
+    let url = pg.database("split");
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = verifier(dir_a.path(), &url);
+    let b = verifier(dir_b.path(), &url);
+    let (id, token) = server::new_token(&a.base, 100, None).await;
+
+    // 200 deductions of 1, all at once, alternating between the two nodes.
+    let calls: Vec<_> = (0..200)
+        .map(|i| {
+            let base = if i % 2 == 0 { &a.base } else { &b.base }.clone();
+            let token = token.clone();
+            tokio::spawn(async move { verify(&base, &token, 1, None).await })
+        })
+        .collect();
+    let mut granted = 0;
+    let mut balances = BTreeSet::new();
+    for call in calls {
+        let (status, body) = call.await.unwrap();
+        match status {
+            200 => {
+                granted += 1;
+                balances.insert(body["balance"].as_u64().unwrap());
+            }
+            403 => assert_eq!(body["error"], "Quota Exceeded", "{body}"),
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert_eq!(granted, 100);
+    // Every grant saw its own balance: 99 down to 0, none twice.
+    assert_eq!(balances, (0..100).collect());
+    assert_eq!(server::balance(&a.base, &id).await, 0);
+    assert_eq!(server::balance(&b.base, &id).await, 0);
+    // The usage history is the ledger's, whichever node shows it.
+    let detail = server::admin(&b.base, reqwest::Method::GET, &format!("/tokens/{id}"), None).await;
+    let usage = detail["usage"].as_array().unwrap();
+    assert_eq!(usage.len(), 10, "{detail}");
+    assert_eq!(usage[0]["balance"], 0);
+    assert_eq!(detail["status"], "exhausted");
+    assert_eq!(pg.sql("split", "SELECT count(*) FROM lp_usage"), "100");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_replayed_on_the_other_node_is_charged_once_and_bans_reach_both_at_once() {
+    let pg = Cluster::start();
+    let url = pg.database("replay");
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = verifier(dir_a.path(), &url);
+    let b = verifier(dir_b.path(), &url);
+    let (id, token) = server::new_token(&a.base, 50, Some((5, 10))).await;
+
+    let (status, first) = verify(&a.base, &token, 5, Some("order-1")).await;
+    assert_eq!((status, first["balance"].as_u64()), (200, Some(45)), "{first}");
+    let (status, again) = verify(&b.base, &token, 5, Some("order-1")).await;
+    assert_eq!((status, &again), (200, &first));
+    assert_eq!(server::balance(&b.base, &id).await, 45);
+    // The same key with another count is refused, on either node.
+    let (status, body) = verify(&b.base, &token, 6, Some("order-1")).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("Bad Request")));
+    // A dry run changes nothing and reports the rate limit.
+    let dry = server::client()
+        .post(format!("{}/v1/verify?dry_run=true", b.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    let dry: Value = dry.json().await.unwrap();
+    assert_eq!(dry["balance"], 45);
+    assert_eq!(dry["rate_limit"], json!({"per_second": 5, "burst": 10}));
+
+    // A ban on one node refuses the next call on the other.
+    server::admin(&a.base, reqwest::Method::POST, "/accounts/acme/ban", None).await;
+    let (status, body) = verify(&b.base, &token, 1, None).await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("Banned")));
+    let listed = server::admin(&b.base, reqwest::Method::GET, "/tokens", None).await;
+    assert_eq!(listed[0]["status"], "banned", "{listed}");
+    // A token created for the banned account is banned too.
+    let (_, late) = server::new_token(&b.base, 5, None).await;
+    let (status, _) = verify(&a.base, &late, 1, None).await;
+    assert_eq!(status, 403);
+    server::admin(&b.base, reqwest::Method::POST, "/accounts/acme/unban", None).await;
+    assert_eq!(verify(&a.base, &token, 1, None).await.0, 200);
+
+    // Top-up, expiry and revocation through the admin API on either node.
+    let topped = server::admin(
+        &b.base,
+        reqwest::Method::POST,
+        &format!("/tokens/{id}/topup"),
+        Some(json!({"amount": 10})),
+    )
+    .await;
+    assert_eq!(topped["balance"], 54);
+    server::admin(&a.base, reqwest::Method::POST, &format!("/tokens/{id}/revoke"), None).await;
+    // Revocation comes before a replay.
+    let (status, body) = verify(&b.base, &token, 5, Some("order-1")).await;
+    assert_eq!((status, body["error"].as_str()), (403, Some("Invalid Token")));
+
+    // `labelpress token` works the same against a node on PostgreSQL.
+    let out = Command::new(server::binary())
+        .args(["token", "--url", &a.base, "--admin-token", ADMIN])
+        .args(["create", "--account", "cli", "--balance", "7"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let created: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = Command::new(server::binary())
+        .args(["token", "--url", &b.base, "--admin-token", ADMIN, "list", "--json"])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["id"] == created["id"] && t["balance"] == 7),
+        "{listed}"
+    );
+}
+
+/// Keyed deductions from 8 clients; returns each key's answers so far.
+type Answers = Arc<Mutex<BTreeMap<String, Vec<(u16, Value)>>>>;
+
+fn burst(base: &str, token: &str, answers: &Answers, stop: &Arc<AtomicBool>, per_client: usize) {
+    for client in 0..8 {
+        let (base, token, answers, stop) =
+            (base.to_string(), token.to_string(), answers.clone(), stop.clone());
+        tokio::spawn(async move {
+            for i in 0..per_client {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let key = format!("c{client}-{i:03}");
+                let answer = verify(&base, &token, 1, Some(&key)).await;
+                answers.lock().unwrap().entry(key).or_default().push(answer);
+            }
+        });
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_verifier_killed_mid_burst_loses_no_acknowledged_deduction_and_counts_none_twice() {
+    let pg = Cluster::start();
+    let url = pg.database("crash");
+    let dir = tempfile::tempdir().unwrap();
+    let mut node = verifier(dir.path(), &url);
+    let (id, token) = server::new_token(&node.base, 10_000, None).await;
+
+    let answers: Answers = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    burst(&node.base, &token, &answers, &stop, 200);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while answers.lock().unwrap().len() < 100 {
+        assert!(Instant::now() < deadline, "the burst did not get going");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    node.kill();
+    stop.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    node.restart();
+
+    // Every key sent, answered or not, is sent again after the restart.
+    let sent: BTreeMap<String, Vec<(u16, Value)>> = answers.lock().unwrap().clone();
+    let acknowledged = sent
+        .values()
+        .filter(|a| a.iter().any(|(s, _)| *s == 200))
+        .count();
+    assert!(acknowledged >= 90, "{acknowledged} acknowledged");
+    for (key, first) in &sent {
+        let (status, again) = verify(&node.base, &token, 1, Some(key)).await;
+        assert_eq!(status, 200, "{key}: {again}");
+        // An acknowledged answer is replayed as it was given.
+        if let Some((_, body)) = first.iter().find(|(s, _)| *s == 200) {
+            assert_eq!(&again, body, "{key}");
+        }
+    }
+    // Each key charged exactly once.
+    let charged = sent.len() as u64;
+    assert_eq!(server::balance(&node.base, &id).await, 10_000 - charged);
+    assert_eq!(pg.sql("crash", "SELECT count(*) FROM lp_usage"), charged.to_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_stopped_and_started_under_load_gives_503_never_500_and_loses_nothing() {
+    let pg = Cluster::start();
+    let url = pg.database("outage");
+    let dir = tempfile::tempdir().unwrap();
+    let node = verifier(dir.path(), &url);
+    let (id, token) = server::new_token(&node.base, 10_000, None).await;
+
+    // Four clients, each retrying its current key until it is granted.
+    let statuses = Arc::new(Mutex::new(BTreeMap::<u16, usize>::new()));
+    let done = Arc::new(AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for client in 0..4 {
+        let (base, token, statuses, done) =
+            (node.base.clone(), token.clone(), statuses.clone(), done.clone());
+        clients.push(tokio::spawn(async move {
+            let mut granted = 0u64;
+            let mut i = 0;
+            while !done.load(Ordering::SeqCst) {
+                let key = format!("c{client}-{i}");
+                loop {
+                    let started = Instant::now();
+                    let (status, body) = verify(&base, &token, 1, Some(&key)).await;
+                    // Never a hang: the ledger's timeout answers first.
+                    assert!(started.elapsed() < Duration::from_secs(15), "{key} hung");
+                    *statuses.lock().unwrap().entry(status).or_default() += 1;
+                    match status {
+                        200 => break,
+                        503 => {
+                            assert_eq!(body["error"], "Service Unavailable", "{body}");
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                        other => panic!("{key}: {other} {body}"),
+                    }
+                }
+                granted += 1;
+                i += 1;
+            }
+            granted
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    pg.stop("fast");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    pg.resume();
+    // Calls succeed again once PostgreSQL is back.
+    let before = statuses.lock().unwrap().get(&200).copied().unwrap_or(0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while statuses.lock().unwrap().get(&200).copied().unwrap_or(0) < before + 20 {
+        assert!(Instant::now() < deadline, "no recovery after the restart");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    done.store(true, Ordering::SeqCst);
+    let mut granted = 0;
+    for client in clients {
+        granted += client.await.unwrap();
+    }
+    let statuses = statuses.lock().unwrap().clone();
+    assert!(statuses.get(&503).is_some_and(|n| *n > 0), "{statuses:?}");
+    assert_eq!(statuses.keys().copied().collect::<Vec<_>>(), vec![200, 503]);
+    // Nothing lost, nothing charged twice: every key granted once.
+    assert_eq!(server::balance(&node.base, &id).await, 10_000 - granted);
+}
+
+/// `labelpress serve` that is expected to stop at start: (exit code, stderr).
+fn failed_start(args: &[&str]) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(server::binary())
+        .args(["serve", "--listen", &server::free_addr(), "--services", "verify"])
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    // Nothing is created by a start that fails.
+    assert!(!dir.path().join("data").exists());
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_refused() {
+    let pg = Cluster::start();
+    let url = pg.database("schema");
+    let dir = tempfile::tempdir().unwrap();
+    let mut node = verifier(dir.path(), &url);
+    assert!(node.stop().success());
+    node.restart();
+    assert_eq!(pg.sql("schema", "SELECT string_agg(version::text, ',') FROM lp_schema"), "1");
+    drop(node);
+
+    // Every node on one ledger needs the same admin token: never generated.
+    let (code, stderr) = failed_start(&["--database-url", &url]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--admin-token"), "{stderr}");
+    // The password of the URL never appears in messages.
+    let (code, stderr) = failed_start(&[
+        "--admin-token",
+        ADMIN,
+        "--database-url",
+        "postgres://u:s3cret-pw@127.0.0.1:1/x",
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(!stderr.contains("s3cret-pw"), "{stderr}");
+    // A schema from a newer labelpress is not used.
+    pg.sql("schema", "INSERT INTO lp_schema (version, name) VALUES (99, 'future')");
+    let (code, stderr) = failed_start(&["--admin-token", ADMIN, "--database-url", &url]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("version 99"), "{stderr}");
+}

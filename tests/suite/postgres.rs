@@ -1,0 +1,176 @@
+//! A throwaway PostgreSQL cluster for the ledger tests: `initdb` in a
+//! temporary folder, a free loopback port, trust authentication, run as
+//! the `postgres` user when the tests run as root (PostgreSQL refuses to
+//! run as root). Dropping it stops the server and removes the folder.
+//!
+//! The binaries come from `LABELPRESS_PG_BIN`, else the newest Debian
+//! `/usr/lib/postgresql/*/bin`, else `PATH`; `.ci/run` installs Debian's
+//! `postgresql` package when it is missing.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Cluster {
+    root: PathBuf,
+    data: PathBuf,
+    bin: PathBuf,
+    pub port: u16,
+    as_postgres: bool,
+}
+
+fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LABELPRESS_PG_BIN") {
+        return PathBuf::from(dir);
+    }
+    let mut debian: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_string_lossy().parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    debian.sort();
+    debian.pop().map(|(_, bin)| bin).unwrap_or_default()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[track_caller]
+fn succeeded(what: &str, output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "{what}: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+impl Cluster {
+    /// `initdb` and start; panics (naming the step) if PostgreSQL is missing.
+    pub fn start() -> Cluster {
+        let bin = bin_dir();
+        // SAFETY: geteuid has no preconditions.
+        let as_postgres = unsafe { libc::geteuid() } == 0;
+        let root = std::env::temp_dir().join(format!("labelpress-pg-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&root).unwrap();
+        let data = root.join("data");
+        std::fs::create_dir(&data).unwrap();
+        if as_postgres {
+            let id = |flag| {
+                let out = Command::new("id").args([flag, "postgres"]).output().unwrap();
+                succeeded("id postgres", out).trim().parse::<u32>().unwrap()
+            };
+            std::os::unix::fs::chown(&data, Some(id("-u")), Some(id("-g"))).unwrap();
+        }
+        let cluster = Cluster {
+            root,
+            data,
+            bin,
+            port: free_port(),
+            as_postgres,
+        };
+        let initdb = cluster
+            .command("initdb")
+            .args(["-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+            .arg("-D")
+            .arg(&cluster.data)
+            .output()
+            .expect("initdb: is PostgreSQL installed? (.ci/run installs it)");
+        succeeded("initdb", initdb);
+        cluster.resume();
+        cluster
+    }
+
+    /// A `bin`'s command, run as `postgres` when needed.
+    fn command(&self, bin: &str) -> Command {
+        let path = self.bin.join(bin);
+        if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(path);
+            c
+        } else {
+            Command::new(path)
+        }
+    }
+
+    /// Starts the server (again) and waits until it accepts connections.
+    /// Durable as the benchmark measures it: `fsync` and
+    /// `synchronous_commit` on.
+    pub fn resume(&self) {
+        let options = format!(
+            "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} \
+             -c fsync=on -c synchronous_commit=on -c max_connections=200",
+            self.port,
+            self.data.display()
+        );
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(self.data.join("server.log"))
+            .args(["-w", "-t", "60", "-o", &options, "start"])
+            .output()
+            .unwrap();
+        succeeded("pg_ctl start", out);
+    }
+
+    /// Stops the server; `mode` is `fast` (clients disconnected) or
+    /// `immediate` (as a crash).
+    pub fn stop(&self, mode: &str) {
+        let out = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-w", "-m", mode, "stop"])
+            .output()
+            .unwrap();
+        succeeded("pg_ctl stop", out);
+    }
+
+    /// Runs `sql` in database `db` and returns psql's unaligned output.
+    pub fn sql(&self, db: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .args(["-h", "127.0.0.1", "-U", "postgres", "-X", "-A", "-t", "-v"])
+            .arg("ON_ERROR_STOP=1")
+            .arg("-p")
+            .arg(self.port.to_string())
+            .args(["-d", db, "-c", sql])
+            .output()
+            .unwrap();
+        succeeded(sql, out).trim().to_string()
+    }
+
+    /// A new empty database; its URL.
+    pub fn database(&self, name: &str) -> String {
+        self.sql("postgres", &format!("CREATE DATABASE {name}"));
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(&self.data)
+            .args(["-w", "-m", "immediate", "stop"])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
