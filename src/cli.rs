@@ -98,7 +98,12 @@ pub struct ServeArgs {
     /// `https://host:port`), or several, comma-separated: a call that finds
     /// one unavailable goes on to the next. Without it the render service
     /// calls the in-process one.
-    #[arg(long, env = "LABELPRESS_VERIFY_URL", value_delimiter = ',')]
+    #[arg(
+        long,
+        env = "LABELPRESS_VERIFY_URL",
+        value_delimiter = ',',
+        value_name = "URL[,URL...]"
+    )]
     pub verify_url: Vec<String>,
     /// PEM file of CA certificates trusted, besides the system's roots, for
     /// `https` verifier URLs (a private CA or a self-signed verifier).

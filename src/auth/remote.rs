@@ -57,6 +57,11 @@ impl Endpoint {
             url: base.to_string(),
             reason,
         };
+        if base.trim().is_empty() {
+            return Err(bad(
+                "empty (expected http://host:port or https://host:port)".into(),
+            ));
+        }
         let parsed = reqwest::Url::parse(base).map_err(|e| bad(e.to_string()))?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
             return Err(bad("expected http://host:port or https://host:port".into()));

@@ -136,26 +136,31 @@ impl Node {
             admin_token,
             verifier,
         } = options;
+        // Checked before any store opens: a bad URL or CA file stops the
+        // start with nothing written.
+        if verify_ca.is_some() && verify_urls.is_empty() {
+            return Err("--verify-ca needs --verify-url".into());
+        }
+        let timeout = Duration::from_millis(config.limits.verify_timeout_ms);
+        let remote = match (&verifier, verify_urls.is_empty()) {
+            (None, false) => Some(
+                RemoteVerifier::new(&verify_urls, verify_ca.as_deref(), timeout)
+                    .map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
             Some(InProcessVerify::open(&data_dir, admin_token)?)
         } else {
             None
         };
-        let timeout = Duration::from_millis(config.limits.verify_timeout_ms);
-        if verify_ca.is_some() && verify_urls.is_empty() {
-            return Err("--verify-ca needs --verify-url".into());
-        }
         let (render_verifier, mode): (Option<Arc<dyn Verifier>>, VerifierMode) =
-            match (verifier, verify_urls.is_empty(), &verify) {
+            match (verifier, remote, &verify) {
                 (Some(v), _, _) => (Some(v), VerifierMode::InProcess),
-                (None, false, _) => {
-                    let remote = RemoteVerifier::new(&verify_urls, verify_ca.as_deref(), timeout)
-                        .map_err(|e| e.to_string())?;
-                    (Some(Arc::new(remote)), VerifierMode::Remote)
-                }
-                (None, true, Some(local)) => (Some(local.verifier()), VerifierMode::InProcess),
-                (None, true, None) => (None, VerifierMode::None),
+                (None, Some(remote), _) => (Some(Arc::new(remote)), VerifierMode::Remote),
+                (None, None, Some(local)) => (Some(local.verifier()), VerifierMode::InProcess),
+                (None, None, None) => (None, VerifierMode::None),
             };
         let limits = &config.limits;
         let engine = match engine {
