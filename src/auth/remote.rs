@@ -7,11 +7,15 @@
 //! last gave a verdict and, while the answer is [`Unavailable`], goes on to
 //! the next, each at most once; a verdict (200, 400, 401, 403, 429) ends the
 //! call wherever it comes from, since another verifier would judge the same
-//! token alike. Moving a charge to another verifier is safe: usage reports
-//! carry their `Idempotency-Key` ([`super::reporter`]), so a verifier that
-//! took the deduction before its answer was lost does not count it twice
-//! when it sees the key again. One call takes at most the per-call timeout
-//! once per URL; a verifier that is down refuses the connection at once.
+//! token alike (the verifiers of one list must share their tokens: a token
+//! unknown to the one that answers is refused). Moving a charge to another
+//! URL is safe: usage reports carry their `Idempotency-Key`
+//! ([`super::reporter`]), so a store that took a deduction before its
+//! answer was lost does not count it twice when the retry reaches it again.
+//!
+//! One call takes at most the per-call timeout once per URL, and a verifier
+//! that is down costs little: a refused connection fails at once, one that
+//! goes unanswered within the connect timeout (at most 2 s).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -249,7 +249,7 @@ impl Edge {
                     };
                     tokio::spawn(connection.run(stream));
                 }
-                None => spare.turn_away(stream, peer, &self.turn_away, &self.tls, limits),
+                None => spare.turn_away(stream, peer, &self.turn_away, self.tls.as_ref(), limits),
             }
         }
         drop(drain_rx);
@@ -260,7 +260,7 @@ impl Edge {
                 () = &mut drained => return Ok(()),
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
-                        spare.turn_away(stream, peer, &self.turn_away, &self.tls, limits)
+                        spare.turn_away(stream, peer, &self.turn_away, self.tls.as_ref(), limits)
                     }
                     Err(e) => accept_failed(e).await,
                 },
@@ -310,7 +310,7 @@ impl Reserve {
         stream: TcpStream,
         peer: SocketAddr,
         router: &Router,
-        tls: &Option<TlsAcceptor>,
+        tls: Option<&TlsAcceptor>,
         limits: EdgeLimits,
     ) {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
@@ -323,7 +323,7 @@ impl Reserve {
                 oldest.abort();
             }
         }
-        let (router, tls) = (router.clone(), tls.clone());
+        let (router, tls) = (router.clone(), tls.cloned());
         let task = tokio::spawn(async move {
             let answer = async move {
                 match tls {

@@ -137,7 +137,7 @@ impl Node {
             verifier,
         } = options;
         // Checked before any store opens: a bad URL or CA file stops the
-        // start with nothing written.
+        // start before the verifier's store or its admin token is written.
         if verify_ca.is_some() && verify_urls.is_empty() {
             return Err("--verify-ca needs --verify-url".into());
         }
