@@ -94,10 +94,28 @@ pub struct ServeArgs {
         default_value = "render,barcode,verify"
     )]
     pub services: Vec<Service>,
-    /// Base URL of a remote verification service (`http://host:port`). Without
-    /// it the render service calls the in-process one.
-    #[arg(long, env = "LABELPRESS_VERIFY_URL")]
-    pub verify_url: Option<String>,
+    /// Base URL of a remote verification service (`http://host:port` or
+    /// `https://host:port`), or several, comma-separated: a call that finds
+    /// one unavailable goes on to the next. Without it the render service
+    /// calls the in-process one.
+    #[arg(
+        long,
+        env = "LABELPRESS_VERIFY_URL",
+        value_delimiter = ',',
+        value_name = "URL[,URL...]"
+    )]
+    pub verify_url: Vec<String>,
+    /// PEM file of CA certificates trusted, besides the system's roots, for
+    /// `https` verifier URLs (a private CA or a self-signed verifier).
+    #[arg(long, env = "LABELPRESS_VERIFY_CA", value_name = "FILE")]
+    pub verify_ca: Option<PathBuf>,
+    /// PEM certificate chain (leaf first): with --tls-key, the listener
+    /// speaks HTTPS only.
+    #[arg(long, env = "LABELPRESS_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, env = "LABELPRESS_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
     /// State: the verifier's embedded ledger, the render token cache and
     /// usage outbox.
     #[arg(long, env = "LABELPRESS_DATA_DIR", default_value = "./data")]
@@ -184,6 +202,21 @@ fn load_config(path: Option<&PathBuf>) -> Result<RuntimeConfig, String> {
             RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
         }
         None => Ok(RuntimeConfig::default()),
+    }
+}
+
+/// The listener's TLS from `--tls-cert` and `--tls-key`, which go together.
+fn tls_acceptor(
+    cert: Option<&std::path::Path>,
+    key: Option<&std::path::Path>,
+) -> Result<Option<crate::http::tls::TlsAcceptor>, String> {
+    match (cert, key) {
+        (None, None) => Ok(None),
+        (Some(cert), Some(key)) => crate::http::tls::acceptor(cert, key)
+            .map(Some)
+            .map_err(|e| format!("--tls-cert/--tls-key: {e}")),
+        (Some(_), None) => Err("--tls-cert needs --tls-key (the certificate's private key)".into()),
+        (None, Some(_)) => Err("--tls-key needs --tls-cert (the key's certificate chain)".into()),
     }
 }
 
@@ -307,6 +340,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 None
             };
             let worker = Some(args.engine.worker_spec(config.clone())?);
+            let tls = tls_acceptor(args.tls_cert.as_deref(), args.tls_key.as_deref())?;
             let options = crate::http::NodeOptions {
                 services,
                 config,
@@ -314,7 +348,9 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 worker,
                 data_dir: args.data_dir,
                 database_url: args.database_url,
-                verify_url: args.verify_url,
+                verify_urls: args.verify_url,
+                verify_ca: args.verify_ca,
+                tls,
                 system_token: args.system_token,
                 admin_token: args.admin_token,
                 verifier: None,

@@ -22,6 +22,11 @@
 //!   are still accepted, and turned away, so that `/readyz` answers 503
 //!   while the server drains. The loop ends once the last served connection
 //!   has closed.
+//! - TLS (`--tls-cert`): each accepted connection first completes its
+//!   handshake ([`super::tls`]), within `header_timeout_ms` for a served
+//!   connection and within the turn-away deadline for one over the cap;
+//!   only then does hyper read it, and the head gets its own
+//!   `header_timeout_ms`. Everything above applies unchanged inside TLS.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -40,11 +45,13 @@ use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 use tokio::time::{Instant, Sleep};
 
+use super::tls::{self, TlsAcceptor};
 use crate::config::Limits;
 
 /// File descriptors kept for everything but connections: the listener,
@@ -186,6 +193,9 @@ pub struct Edge {
     pub served: Router,
     pub turn_away: Router,
     pub limits: EdgeLimits,
+    /// HTTPS only when set: every connection, served or turned away, is
+    /// answered inside TLS or not at all.
+    pub tls: Option<TlsAcceptor>,
 }
 
 impl Edge {
@@ -231,6 +241,7 @@ impl Edge {
                     let connection = Served {
                         router: self.served.clone(),
                         limits,
+                        tls: self.tls.clone(),
                         peer,
                         _slot: slot,
                         drain: drain_tx.clone(),
@@ -238,7 +249,7 @@ impl Edge {
                     };
                     tokio::spawn(connection.run(stream));
                 }
-                None => spare.turn_away(stream, peer, &self.turn_away, limits),
+                None => spare.turn_away(stream, peer, &self.turn_away, self.tls.as_ref(), limits),
             }
         }
         drop(drain_rx);
@@ -248,7 +259,9 @@ impl Edge {
             tokio::select! {
                 () = &mut drained => return Ok(()),
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => spare.turn_away(stream, peer, &self.turn_away, limits),
+                    Ok((stream, peer)) => {
+                        spare.turn_away(stream, peer, &self.turn_away, self.tls.as_ref(), limits)
+                    }
                     Err(e) => accept_failed(e).await,
                 },
             }
@@ -290,8 +303,16 @@ impl Reserve {
         }
     }
 
-    /// Answers one request on `stream` (under a hard deadline) and closes it.
-    fn turn_away(&self, stream: TcpStream, peer: SocketAddr, router: &Router, limits: EdgeLimits) {
+    /// Answers one request on `stream` (under a hard deadline, which the TLS
+    /// handshake, if any, counts against) and closes it.
+    fn turn_away(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        router: &Router,
+        tls: Option<&TlsAcceptor>,
+        limits: EdgeLimits,
+    ) {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         if open.len() >= self.cap {
             open.retain(|task| !task.is_finished());
@@ -302,25 +323,45 @@ impl Reserve {
                 oldest.abort();
             }
         }
-        let router = router.clone();
+        let (router, tls) = (router.clone(), tls.cloned());
         let task = tokio::spawn(async move {
-            let mut builder = http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.turn_away_timeout)
-                .keep_alive(false);
-            let connection =
-                builder.serve_connection(TokioIo::new(stream), service(router, peer, limits.body));
-            let _ = tokio::time::timeout(limits.turn_away_timeout, connection).await;
+            let answer = async move {
+                match tls {
+                    None => answer_once(stream, router, peer, limits).await,
+                    Some(acceptor) => {
+                        if let Some(stream) = tls::handshake(acceptor, stream, None).await {
+                            answer_once(stream, router, peer, limits).await;
+                        }
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(limits.turn_away_timeout, answer).await;
         });
         open.push_back(task.abort_handle());
     }
+}
+
+/// Serves one request on a connection over the cap, then closes it; the
+/// caller bounds the whole.
+async fn answer_once<S>(stream: S, router: Router, peer: SocketAddr, limits: EdgeLimits)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.turn_away_timeout)
+        .keep_alive(false);
+    let connection =
+        builder.serve_connection(TokioIo::new(stream), service(router, peer, limits.body));
+    let _ = connection.await;
 }
 
 /// One connection within the cap.
 struct Served {
     router: Router,
     limits: EdgeLimits,
+    tls: Option<TlsAcceptor>,
     peer: SocketAddr,
     _slot: Slot,
     drain: watch::Sender<()>,
@@ -329,6 +370,25 @@ struct Served {
 
 impl Served {
     async fn run(self, stream: TcpStream) {
+        let Some(acceptor) = self.tls.clone() else {
+            return self.serve(stream).await;
+        };
+        // A handshake under way when draining begins is dropped: no request
+        // has started on it, and the drain must not wait for it.
+        let handshake = tls::handshake(acceptor, stream, self.limits.header_timeout);
+        let stream = tokio::select! {
+            stream = handshake => stream,
+            () = self.drain.closed() => None,
+        };
+        if let Some(stream) = stream {
+            self.serve(stream).await;
+        }
+    }
+
+    async fn serve<S>(self, stream: S)
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())

@@ -9,7 +9,7 @@
 //!   and [`request_id`] around everything.
 //!
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
-//! bodies, a cap on connections.
+//! bodies, a cap on connections, and TLS when [`tls`] is configured.
 
 pub mod data_dir;
 pub mod edge;
@@ -19,6 +19,7 @@ pub mod probes;
 pub mod render;
 pub mod request_id;
 pub mod state;
+pub mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -73,7 +74,13 @@ pub struct NodeOptions {
     pub data_dir: PathBuf,
     /// The verifier's ledger on PostgreSQL; `None`: the embedded one.
     pub database_url: Option<String>,
-    pub verify_url: Option<String>,
+    /// Remote verifiers, tried in turn when one is unavailable
+    /// ([`RemoteVerifier`]); empty: the in-process one.
+    pub verify_urls: Vec<String>,
+    /// PEM file of extra roots trusted for `https` verifier URLs.
+    pub verify_ca: Option<PathBuf>,
+    /// The listener speaks HTTPS only when set (`--tls-cert`, `--tls-key`).
+    pub tls: Option<tls::TlsAcceptor>,
     pub system_token: Option<String>,
     pub admin_token: Option<String>,
     /// Replaces the verifier of the render route (tests use a double).
@@ -85,6 +92,7 @@ pub struct Node {
     pub state: AppState,
     router: Router,
     verify: Option<InProcessVerify>,
+    tls: Option<tls::TlsAcceptor>,
     /// Held while the node lives: no other process opens its stores.
     _data_dir: Option<DataDir>,
 }
@@ -127,11 +135,26 @@ impl Node {
             worker,
             data_dir,
             database_url,
-            verify_url,
+            verify_urls,
+            verify_ca,
+            tls,
             system_token,
             admin_token,
             verifier,
         } = options;
+        // Checked before any store opens: a bad URL or CA file stops the
+        // start before the verifier's store or its admin token is written.
+        if verify_ca.is_some() && verify_urls.is_empty() {
+            return Err("--verify-ca needs --verify-url".into());
+        }
+        let timeout = Duration::from_millis(config.limits.verify_timeout_ms);
+        let remote = match (&verifier, verify_urls.is_empty()) {
+            (None, false) => Some(
+                RemoteVerifier::new(&verify_urls, verify_ca.as_deref(), timeout)
+                    .map_err(|e| e.to_string())?,
+            ),
+            _ => None,
+        };
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
             Some(
@@ -141,14 +164,10 @@ impl Node {
         } else {
             None
         };
-        let timeout = Duration::from_millis(config.limits.verify_timeout_ms);
         let (render_verifier, mode): (Option<Arc<dyn Verifier>>, VerifierMode) =
-            match (verifier, &verify_url, &verify) {
+            match (verifier, remote, &verify) {
                 (Some(v), _, _) => (Some(v), VerifierMode::InProcess),
-                (None, Some(url), _) => (
-                    Some(Arc::new(RemoteVerifier::new(url, timeout)?)),
-                    VerifierMode::Remote,
-                ),
+                (None, Some(remote), _) => (Some(Arc::new(remote)), VerifierMode::Remote),
                 (None, None, Some(local)) => (Some(local.verifier()), VerifierMode::InProcess),
                 (None, None, None) => (None, VerifierMode::None),
             };
@@ -220,6 +239,7 @@ impl Node {
             state,
             router,
             verify,
+            tls,
             _data_dir: None,
         })
     }
@@ -244,6 +264,7 @@ impl Node {
             turn_away: turn_away_router(&self.state),
             served: self.router,
             limits: edge::EdgeLimits::new(&self.state.config.limits),
+            tls: self.tls,
         };
         // `ready` turns false before draining begins, so that `/readyz`
         // (answered by the turn-away router meanwhile) says 503.
@@ -402,7 +423,8 @@ pub async fn serve(listen: SocketAddr, options: NodeOptions) -> Result<(), Strin
         .map_err(|e| format!("{listen}: {e}"))?;
     let node = Node::open(options).await?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    tracing::info!(listen = %local, "labelpress listening");
+    let scheme = if node.tls.is_some() { "https" } else { "http" };
+    tracing::info!(listen = %local, scheme, "labelpress listening");
     node.run(listener, shutdown)
         .await
         .map_err(|e| format!("{listen}: {e}"))
