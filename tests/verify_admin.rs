@@ -36,7 +36,7 @@ async fn every_admin_call_needs_the_admin_token() {
             .await;
         assert_rejected(&r, 403, "Forbidden");
     }
-    let tokens = h.service.list_tokens().unwrap();
+    let tokens = h.service.list_tokens().await.unwrap();
     assert_eq!(tokens.len(), 1, "nothing was created");
     assert_eq!(tokens[0].status, "active", "nothing was banned or revoked");
 }
@@ -206,7 +206,9 @@ async fn top_up_expiry_and_revoke_answer_the_token() {
 #[tokio::test]
 async fn bad_admin_input_is_a_json_error_not_a_crash() {
     let h = start().await;
-    let t = h.token("acme", u64::MAX - 1).await;
+    // The largest balance either ledger holds (PostgreSQL's bigint), less one.
+    let max = labelpress::verify::admin::MAX_BALANCE;
+    let t = h.token("acme", max - 1).await;
     let topup = format!("/tokens/{}/topup", t.id);
     let raw = |path: String, body: &'static str| {
         let request = h
@@ -230,6 +232,7 @@ async fn bad_admin_input_is_a_json_error_not_a_crash() {
         ("/tokens", json!({"balance": 1})),
         ("/tokens", json!({"account": "", "balance": 1})),
         ("/tokens", json!({"account": "a", "balance": -1})),
+        ("/tokens", json!({"account": "a", "balance": max + 1})),
         (
             "/tokens",
             json!({"account": "a", "balance": 1, "extra": true}),
@@ -247,7 +250,7 @@ async fn bad_admin_input_is_a_json_error_not_a_crash() {
         let r = h.admin("POST", path, Some(body)).await;
         assert_rejected(&r, 422, "Unprocessable Entity");
     }
-    assert_eq!(h.balance(&t.id).await, u64::MAX - 1);
+    assert_eq!(h.balance(&t.id).await, max - 1);
     for (method, path, body) in [
         ("GET", "/tokens/tok_000000000000", None),
         (
@@ -270,7 +273,7 @@ async fn bad_admin_input_is_a_json_error_not_a_crash() {
         400,
         "Bad Request",
     );
-    assert_eq!(h.service.list_tokens().unwrap().len(), 1);
+    assert_eq!(h.service.list_tokens().await.unwrap().len(), 1);
 }
 
 #[tokio::test]

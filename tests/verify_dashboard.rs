@@ -16,7 +16,7 @@ async fn the_dashboard_manages_tokens_in_a_browser() {
     let summary = drive(&h.base, ADMIN, None).await;
     let id = summary["id"].as_str().unwrap();
     // The store agrees with what the page showed.
-    let detail = h.service.token(id).unwrap();
+    let detail = h.service.token(id).await.unwrap();
     assert_eq!(detail.token.account, summary["account"].as_str().unwrap());
     assert_eq!(detail.token.balance, 12, "10 - 3 + 5");
     assert_eq!(detail.token.status, "revoked");

@@ -44,13 +44,13 @@ async fn deductions_survive_reopening_the_store() {
         admin,
         "the admin token file is reused"
     );
-    assert_eq!(reopened.token(&created.id).unwrap().token.balance, 6);
+    assert_eq!(reopened.token(&created.id).await.unwrap().token.balance, 6);
     // The idempotency answer survived too: the same key deducts nothing.
     assert!(matches!(
         reopened.verify(call).await.unwrap(),
         Verdict::Granted(g) if g.balance == 6
     ));
-    assert_eq!(reopened.token(&created.id).unwrap().token.balance, 6);
+    assert_eq!(reopened.token(&created.id).await.unwrap().token.balance, 6);
 }
 
 #[test]
@@ -114,8 +114,9 @@ fn a_granted_deduction_survives_the_process_being_killed() {
     child.kill().unwrap();
     child.wait().unwrap();
     let reopened = VerifyService::open(dir.path(), Some(ADMIN.into())).unwrap();
-    assert_eq!(reopened.token(&id).unwrap().token.balance, 88);
-    assert_eq!(reopened.token(&id).unwrap().usage.len(), 3);
+    let detail = runtime.block_on(reopened.token(&id)).unwrap();
+    assert_eq!(detail.token.balance, 88);
+    assert_eq!(detail.usage.len(), 3);
 }
 
 /// Not a test: the process `a_granted_deduction_survives_the_process_being_killed`
