@@ -33,10 +33,23 @@ async fn deductions_survive_reopening_the_store() {
         dry_run: false,
         idempotency_key: Some("once".into()),
     };
+    let syncs = service.syncs().expect("the embedded ledger");
     assert!(matches!(
         service.verify(call.clone()).await.unwrap(),
         Verdict::Granted(g) if g.balance == 6
     ));
+    // The answer waited for an fdatasync of the store's log, not only for
+    // sled's flush.
+    assert!(service.syncs().unwrap() > syncs);
+    // A dry run writes nothing and waits for no sync.
+    let syncs = service.syncs().unwrap();
+    let dry = VerifyCall {
+        dry_run: true,
+        idempotency_key: None,
+        ..call.clone()
+    };
+    assert!(matches!(service.verify(dry).await.unwrap(), Verdict::Granted(_)));
+    assert_eq!(service.syncs().unwrap(), syncs);
     drop(service);
     let reopened = VerifyService::open(dir.path(), None).unwrap();
     assert_eq!(

@@ -608,3 +608,69 @@ mod crash_tests {
         assert_eq!(record.balance, 5);
     }
 }
+
+#[cfg(test)]
+mod ban_tests {
+    use super::*;
+
+    fn deduct(hash: &TokenHash) -> Deduction<'_> {
+        Deduction {
+            hash,
+            count: 1,
+            dry_run: false,
+            idempotency_key: None,
+            now: 5,
+        }
+    }
+
+    /// A ban is written into every record of the account, including one
+    /// created after it, so the deduction's compare-and-swap judges it.
+    #[test]
+    fn a_ban_reaches_every_record_of_the_account_and_new_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let first = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        assert!(store.insert(&first, &TokenRecord::sample(10)).unwrap());
+        store.set_banned("acme", true).unwrap();
+        assert_eq!(
+            store.verify(&deduct(&first)).unwrap(),
+            Outcome::Rejected(Rejection::Banned)
+        );
+        let second = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let record = TokenRecord {
+            id: "tok_BBBBBBBBBBBB".into(),
+            ..TokenRecord::sample(10)
+        };
+        assert!(store.insert(&second, &record).unwrap());
+        assert!(store.get("tok_BBBBBBBBBBBB").unwrap().unwrap().banned);
+        store.set_banned("acme", false).unwrap();
+        assert!(matches!(
+            store.verify(&deduct(&second)).unwrap(),
+            Outcome::Granted { .. }
+        ));
+        assert_eq!(store.get("tok_AAAAAAAAAAAA").unwrap().unwrap().balance, 10);
+    }
+
+    /// A store written before bans were copied into records (the account
+    /// banned, its records not) is brought up to date when opened.
+    #[test]
+    fn an_older_store_gets_its_bans_copied_into_records_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        {
+            let store = SledStore::open(dir.path(), false).unwrap();
+            assert!(store.insert(&hash, &TokenRecord::sample(10)).unwrap());
+            store
+                .accounts
+                .insert("acme", encode(&AccountRecord { banned: true }))
+                .unwrap();
+            store.flush().unwrap();
+        }
+        // `open` waits for the lock the dropped store's threads release.
+        let store = SledStore::open(dir.path(), false).unwrap();
+        assert_eq!(
+            store.verify(&deduct(&hash)).unwrap(),
+            Outcome::Rejected(Rejection::Banned)
+        );
+    }
+}
