@@ -19,8 +19,9 @@
 //!
 //! Modules, one job each: [`secret`] (token shapes, hashing), [`record`]
 //! (what is stored), [`rules`] (check order, status, `remaining`), [`store`]
-//! (the embedded ledger on sled, atomic deduction), [`postgres`] and
-//! [`migrations`] (the ledger on PostgreSQL), [`ledger`] (either, with the
+//! (the embedded ledger on sled, atomic deduction), [`postgres`],
+//! [`postgres_batch`] (its group commit) and [`migrations`] (the ledger on
+//! PostgreSQL), [`ledger`] (either, with the
 //! group commit around the embedded one), [`service`], [`admin`]
 //! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`).
 pub mod admin;
@@ -29,6 +30,7 @@ pub mod http;
 pub mod ledger;
 pub mod migrations;
 pub mod postgres;
+pub mod postgres_batch;
 pub mod protocol;
 pub mod record;
 pub mod rules;

@@ -8,7 +8,9 @@
 //! its `WHERE`, returns the new balance, and records the usage row in the
 //! same statement. Concurrent deductions on one token queue on its row
 //! lock and each re-checks the `WHERE` on the row as the previous one left
-//! it, so exactly the balance is granted across any number of nodes.
+//! it, so exactly the balance is granted across any number of nodes. The
+//! statements waiting at one moment on a node share one transaction and
+//! one commit ([`super::postgres_batch`]).
 //!
 //! A keyed deduction is one transaction: the replay check, the same
 //! decrement, and the answer inserted under the `(token, key)` primary key.
@@ -28,6 +30,7 @@ use deadpool_postgres::{
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{NoTls, Row};
 
+use super::postgres_batch::{Applied, Batcher};
 use super::protocol::{Granted, RateLimit, Rejection};
 use super::record::{IdempotencyRecord, TokenRecord, RECENT_USAGE};
 use super::rules;
@@ -44,7 +47,7 @@ const TOKEN_COLUMNS: &str = "hash, id, hint, account, balance, expires_at, rate_
 
 /// The conditional decrement; parameters: hash, count, now. The `WHERE`
 /// is [`rules::check`] for a count of at least 1.
-const DEDUCT: &str = "WITH d AS (
+pub(super) const DEDUCT: &str = "WITH d AS (
         UPDATE lp_tokens SET balance = balance - $2, last_used_at = $3
         WHERE hash = $1 AND NOT revoked AND NOT banned
           AND (expires_at IS NULL OR expires_at > $3) AND balance >= $2
@@ -67,6 +70,8 @@ pub struct PgOptions {
 
 pub struct PgLedger {
     pool: Pool,
+    /// Plain deductions, committed in groups (see [`super::postgres_batch`]).
+    batcher: Batcher,
     timeout: Duration,
 }
 
@@ -99,6 +104,7 @@ impl PgLedger {
             .build()
             .map_err(|e| StoreError::Database(e.to_string()))?;
         let ledger = PgLedger {
+            batcher: Batcher::start(pool.clone(), options.timeout),
             pool,
             timeout: options.timeout,
         };
@@ -141,10 +147,17 @@ impl PgLedger {
                 Ok(count) if !call.dry_run && count > 0 => count,
                 _ => return self.judge(call).await,
             };
-            match call.idempotency_key {
-                None => self.deduct(call, count).await,
-                Some(key) => self.deduct_once(call, count, key).await,
-            }
+            let Some(key) = call.idempotency_key else {
+                return match self.batcher.deduct(call.hash, count, call.now).await? {
+                    Applied::Granted(granted) => Ok(Outcome::Granted {
+                        granted,
+                        wrote: true,
+                    }),
+                    Applied::Rejected(rejection) => Ok(Outcome::Rejected(rejection)),
+                    Applied::Retry => self.deduct(call, count).await,
+                };
+            };
+            self.deduct_once(call, count, key).await
         })
         .await
     }
@@ -162,6 +175,7 @@ impl PgLedger {
         })
     }
 
+    /// A plain deduction alone, in its own statement (the batch's fallback).
     async fn deduct(&self, call: &Deduction<'_>, count: i64) -> Result<Outcome, StoreError> {
         let client = self.client().await?;
         let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
@@ -446,7 +460,7 @@ async fn why_not(
     Ok(rules::check(record.as_ref(), call.count, call.now).err())
 }
 
-async fn select_token(
+pub(super) async fn select_token(
     client: &impl GenericClient,
     hash: &TokenHash,
 ) -> Result<Option<TokenRecord>, StoreError> {
@@ -482,7 +496,7 @@ fn idempotency_record(row: &Row) -> Result<IdempotencyRecord, StoreError> {
 }
 
 /// The 200 body from the decrement's `RETURNING`.
-fn granted(row: &Row, now: i64) -> Result<Granted, StoreError> {
+pub(super) fn granted(row: &Row, now: i64) -> Result<Granted, StoreError> {
     let expires_at: Option<i64> = row.get(1);
     Ok(rules::answer(
         to_u64(row.get(0))?,
@@ -553,7 +567,7 @@ fn contended() -> StoreError {
 /// exceptions, insufficient resources, operator intervention and
 /// transaction rollback) can pass with a retry: unavailable. Anything else
 /// is a statement the database refused.
-fn db(e: tokio_postgres::Error) -> StoreError {
+pub(super) fn db(e: tokio_postgres::Error) -> StoreError {
     let retryable = match e.code() {
         None => true,
         Some(code) => {
@@ -568,7 +582,7 @@ fn db(e: tokio_postgres::Error) -> StoreError {
     }
 }
 
-fn pool_error(e: PoolError) -> StoreError {
+pub(super) fn pool_error(e: PoolError) -> StoreError {
     match e {
         PoolError::Backend(e) => db(e),
         other => StoreError::Unavailable(other.to_string()),
