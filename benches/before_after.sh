@@ -6,7 +6,7 @@
 # same minutes. Prints each round's renders/s and the after/before ratio of
 # the medians, per document.
 #
-# Usage: BEFORE=/path/to/older/labelpress benches/before_after.sh
+# Usage: BEFORE=/path/to/older/labelpress [AFTER=/path/to/labelpress] benches/before_after.sh
 #        (BA_ROUNDS, BA_SECONDS, BA_CONCURRENCY override; BA_FONTS=system
 #        serves with the system's fonts instead of the embedded ones only)
 # Needs wrk (Debian package `wrk`).
@@ -21,8 +21,11 @@ CONCURRENCY=${BA_CONCURRENCY:-2}
 TARGET=${CARGO_TARGET_DIR:-target}
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
 
-cargo build --profile dev --bin labelpress 2>&1 | tail -1
-AFTER=$TARGET/debug/labelpress
+# AFTER= measures a given binary instead (e.g. both built --release).
+if [ -z "${AFTER:-}" ]; then
+    cargo build --profile dev --bin labelpress 2>&1 | tail -1
+    AFTER=$TARGET/debug/labelpress
+fi
 
 make_workdir
 
