@@ -48,7 +48,10 @@ async fn deductions_survive_reopening_the_store() {
         idempotency_key: None,
         ..call.clone()
     };
-    assert!(matches!(service.verify(dry).await.unwrap(), Verdict::Granted(_)));
+    assert!(matches!(
+        service.verify(dry).await.unwrap(),
+        Verdict::Granted(_)
+    ));
     assert_eq!(service.syncs().unwrap(), syncs);
     drop(service);
     let reopened = VerifyService::open(dir.path(), None).unwrap();

@@ -253,7 +253,8 @@ mod tests {
     #[tokio::test]
     async fn a_shrunk_batch_gets_a_new_key() {
         let dir = tempfile::tempdir().unwrap();
-        let outbox = Outbox::open(&sled::open(dir.path()).unwrap(), dir.path(), Linger::NONE).unwrap();
+        let outbox =
+            Outbox::open(&sled::open(dir.path()).unwrap(), dir.path(), Linger::NONE).unwrap();
         let h = TokenHash::of("lp_b");
         for _ in 0..3 {
             record(&outbox, &h, "lp_b").await.unwrap();

@@ -112,7 +112,9 @@ impl Node {
     /// removes what this start created.
     pub async fn open(options: NodeOptions) -> Result<Node, String> {
         if options.database_url.is_some() && !options.services.verify {
-            return Err("--database-url is the verify service's ledger: add `verify` to --services".into());
+            return Err(
+                "--database-url is the verify service's ledger: add `verify` to --services".into(),
+            );
         }
         let data_dir = DataDir::open(&options.data_dir).map_err(|e| e.to_string())?;
         match Node::open_stores(options).await {
@@ -158,8 +160,13 @@ impl Node {
         let metrics = Arc::new(Metrics::default());
         let verify = if services.verify {
             Some(
-                InProcessVerify::open(&data_dir, database_url.as_deref(), admin_token, &config.limits)
-                    .await?,
+                InProcessVerify::open(
+                    &data_dir,
+                    database_url.as_deref(),
+                    admin_token,
+                    &config.limits,
+                )
+                .await?,
             )
         } else {
             None

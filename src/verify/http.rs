@@ -123,7 +123,9 @@ impl IntoResponse for VerifyHttpError {
             VerifyHttpError::Internal => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
             }
-            VerifyHttpError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable"),
+            VerifyHttpError::Unavailable => {
+                (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
+            }
             VerifyHttpError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests"),
         };
         let mut response = error_response(status, error.to_string(), self.to_string());

@@ -11,7 +11,8 @@ use tokio_postgres::Client;
 
 /// `(version, name, SQL)`, versions counting up from 1. Never edit a
 /// released migration: add the next one.
-const MIGRATIONS: &[(i32, &str, &str)] = &[(1, "ledger", include_str!("migrations/0001_ledger.sql"))];
+const MIGRATIONS: &[(i32, &str, &str)] =
+    &[(1, "ledger", include_str!("migrations/0001_ledger.sql"))];
 
 /// Key of the advisory lock migrations hold ("lpschema" in ASCII).
 const LOCK: i64 = 0x6c70_7363_6865_6d61;
@@ -38,7 +39,8 @@ pub fn latest() -> i32 {
 /// Brings the schema to [`latest`]; returns the versions applied.
 pub async fn run(client: &mut Client) -> Result<Vec<i32>, MigrationError> {
     let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK]).await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])
+        .await?;
     tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS lp_schema (
              version    integer PRIMARY KEY,

@@ -248,7 +248,14 @@ impl PgLedger {
                        SET at = EXCLUDED.at, count = EXCLUDED.count, granted = EXCLUDED.granted
                        WHERE lp_idempotency.at <= $3 - $6
                      RETURNING 1",
-                    &[&hash, &key, &call.now, &count, &answer, &rules::IDEMPOTENCY_TTL_MS],
+                    &[
+                        &hash,
+                        &key,
+                        &call.now,
+                        &count,
+                        &answer,
+                        &rules::IDEMPOTENCY_TTL_MS,
+                    ],
                 )
                 .await
                 .map_err(db)?;
@@ -337,11 +344,9 @@ impl PgLedger {
                 .map_err(db)?;
             // Oldest first, as the embedded record keeps them.
             for row in usage.iter().rev() {
-                record.usage.push((
-                    row.get(0),
-                    to_u64(row.get(1))?,
-                    to_u64(row.get(2))?,
-                ));
+                record
+                    .usage
+                    .push((row.get(0), to_u64(row.get(1))?, to_u64(row.get(2))?));
             }
             Ok(Some(record))
         })
@@ -465,7 +470,9 @@ pub(super) async fn select_token(
     hash: &TokenHash,
 ) -> Result<Option<TokenRecord>, StoreError> {
     let statement = client
-        .prepare_cached(&format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE hash = $1"))
+        .prepare_cached(&format!(
+            "SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE hash = $1"
+        ))
         .await
         .map_err(db)?;
     client

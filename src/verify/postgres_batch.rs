@@ -65,7 +65,12 @@ impl Batcher {
     }
 
     /// Deducts `count` (at least 1) from the token `hash` in the next batch.
-    pub async fn deduct(&self, hash: &TokenHash, count: i64, now: i64) -> Result<Applied, StoreError> {
+    pub async fn deduct(
+        &self,
+        hash: &TokenHash,
+        count: i64,
+        now: i64,
+    ) -> Result<Applied, StoreError> {
         let (reply, answer) = oneshot::channel();
         let call = Call {
             hash: TokenHash(hash.0),
@@ -74,7 +79,9 @@ impl Batcher {
             reply,
         };
         if self.calls.send(call).await.is_err() {
-            return Err(StoreError::Unavailable("the ledger is shutting down".into()));
+            return Err(StoreError::Unavailable(
+                "the ledger is shutting down".into(),
+            ));
         }
         answer
             .await
@@ -133,7 +140,10 @@ async fn apply(pool: &Pool, batch: &[Call]) -> Result<Vec<Applied>, StoreError> 
     let committed = answers.pop();
     let rows = answers.split_off(1);
     answers.pop().transpose().map_err(db)?;
-    let rows = rows.into_iter().collect::<Result<Vec<_>, _>>().map_err(db)?;
+    let rows = rows
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(db)?;
     committed.transpose().map_err(db)?;
     let mut results = Vec::with_capacity(batch.len());
     for (call, row) in batch.iter().zip(rows) {

@@ -37,7 +37,11 @@ pub fn known(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
 /// that was not `{"count": integer >= 1}`. The ban is read from the record
 /// ([`TokenRecord::banned`]), so it is judged in the same atomic step as
 /// the deduction.
-pub fn check(record: Option<&TokenRecord>, count: u64, now: i64) -> Result<&TokenRecord, Rejection> {
+pub fn check(
+    record: Option<&TokenRecord>,
+    count: u64,
+    now: i64,
+) -> Result<&TokenRecord, Rejection> {
     let record = known(record)?;
     if record.banned {
         return Err(Rejection::Banned);

@@ -264,11 +264,10 @@ impl SledStore {
     fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
-            let mut record =
-                match rules::check(loaded.record.as_ref(), call.count, call.now) {
-                    Ok(r) => r.clone(),
-                    Err(rejection) => return Ok(Outcome::Rejected(rejection)),
-                };
+            let mut record = match rules::check(loaded.record.as_ref(), call.count, call.now) {
+                Ok(r) => r.clone(),
+                Err(rejection) => return Ok(Outcome::Rejected(rejection)),
+            };
             record.deduct(call.count, call.now);
             let granted = rules::granted(&record, call.now);
             if let Some(key) = key {

@@ -75,7 +75,13 @@ async fn two_verifiers_on_one_ledger_grant_exactly_the_balance() {
     assert_eq!(server::balance(&a.base, &id).await, 0);
     assert_eq!(server::balance(&b.base, &id).await, 0);
     // The usage history is the ledger's, whichever node shows it.
-    let detail = server::admin(&b.base, reqwest::Method::GET, &format!("/tokens/{id}"), None).await;
+    let detail = server::admin(
+        &b.base,
+        reqwest::Method::GET,
+        &format!("/tokens/{id}"),
+        None,
+    )
+    .await;
     let usage = detail["usage"].as_array().unwrap();
     assert_eq!(usage.len(), 10, "{detail}");
     assert_eq!(usage[0]["balance"], 0);
@@ -93,7 +99,11 @@ async fn a_key_replayed_on_the_other_node_is_charged_once_and_bans_reach_both_at
     let (id, token) = server::new_token(&a.base, 50, Some((5, 10))).await;
 
     let (status, first) = verify(&a.base, &token, 5, Some("order-1")).await;
-    assert_eq!((status, first["balance"].as_u64()), (200, Some(45)), "{first}");
+    assert_eq!(
+        (status, first["balance"].as_u64()),
+        (200, Some(45)),
+        "{first}"
+    );
     let (status, again) = verify(&b.base, &token, 5, Some("order-1")).await;
     assert_eq!((status, &again), (200, &first));
     assert_eq!(server::balance(&b.base, &id).await, 45);
@@ -133,10 +143,19 @@ async fn a_key_replayed_on_the_other_node_is_charged_once_and_bans_reach_both_at
     )
     .await;
     assert_eq!(topped["balance"], 54);
-    server::admin(&a.base, reqwest::Method::POST, &format!("/tokens/{id}/revoke"), None).await;
+    server::admin(
+        &a.base,
+        reqwest::Method::POST,
+        &format!("/tokens/{id}/revoke"),
+        None,
+    )
+    .await;
     // Revocation comes before a replay.
     let (status, body) = verify(&b.base, &token, 5, Some("order-1")).await;
-    assert_eq!((status, body["error"].as_str()), (403, Some("Invalid Token")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("Invalid Token"))
+    );
 
     // `labelpress token` works the same against a node on PostgreSQL.
     let out = Command::new(server::binary())
@@ -144,10 +163,22 @@ async fn a_key_replayed_on_the_other_node_is_charged_once_and_bans_reach_both_at
         .args(["create", "--account", "cli", "--balance", "7"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let created: Value = serde_json::from_slice(&out.stdout).unwrap();
     let out = Command::new(server::binary())
-        .args(["token", "--url", &b.base, "--admin-token", ADMIN, "list", "--json"])
+        .args([
+            "token",
+            "--url",
+            &b.base,
+            "--admin-token",
+            ADMIN,
+            "list",
+            "--json",
+        ])
         .output()
         .unwrap();
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -166,8 +197,12 @@ type Answers = Arc<Mutex<BTreeMap<String, Vec<(u16, Value)>>>>;
 
 fn burst(base: &str, token: &str, answers: &Answers, stop: &Arc<AtomicBool>, per_client: usize) {
     for client in 0..8 {
-        let (base, token, answers, stop) =
-            (base.to_string(), token.to_string(), answers.clone(), stop.clone());
+        let (base, token, answers, stop) = (
+            base.to_string(),
+            token.to_string(),
+            answers.clone(),
+            stop.clone(),
+        );
         tokio::spawn(async move {
             for i in 0..per_client {
                 if stop.load(Ordering::SeqCst) {
@@ -220,7 +255,10 @@ async fn a_verifier_killed_mid_burst_loses_no_acknowledged_deduction_and_counts_
     // Each key charged exactly once.
     let charged = sent.len() as u64;
     assert_eq!(server::balance(&node.base, &id).await, 10_000 - charged);
-    assert_eq!(pg.sql("crash", "SELECT count(*) FROM lp_usage"), charged.to_string());
+    assert_eq!(
+        pg.sql("crash", "SELECT count(*) FROM lp_usage"),
+        charged.to_string()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -236,8 +274,12 @@ async fn postgres_stopped_and_started_under_load_gives_503_never_500_and_loses_n
     let done = Arc::new(AtomicBool::new(false));
     let mut clients = Vec::new();
     for client in 0..4 {
-        let (base, token, statuses, done) =
-            (node.base.clone(), token.clone(), statuses.clone(), done.clone());
+        let (base, token, statuses, done) = (
+            node.base.clone(),
+            token.clone(),
+            statuses.clone(),
+            done.clone(),
+        );
         clients.push(tokio::spawn(async move {
             let mut granted = 0u64;
             let mut i = 0;
@@ -319,7 +361,13 @@ async fn postgres_stopped_and_started_under_load_gives_503_never_500_and_loses_n
 fn failed_start(args: &[&str]) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(server::binary())
-        .args(["serve", "--listen", &server::free_addr(), "--services", "verify"])
+        .args([
+            "serve",
+            "--listen",
+            &server::free_addr(),
+            "--services",
+            "verify",
+        ])
         .arg("--data-dir")
         .arg(dir.path().join("data"))
         .args(args)
@@ -328,7 +376,10 @@ fn failed_start(args: &[&str]) -> (Option<i32>, String) {
         .unwrap();
     // Nothing is created by a start that fails.
     assert!(!dir.path().join("data").exists());
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -339,7 +390,13 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
     let mut node = verifier(dir.path(), &url);
     assert!(node.stop().success());
     node.restart();
-    assert_eq!(pg.sql("schema", "SELECT string_agg(version::text, ',') FROM lp_schema"), "1");
+    assert_eq!(
+        pg.sql(
+            "schema",
+            "SELECT string_agg(version::text, ',') FROM lp_schema"
+        ),
+        "1"
+    );
     drop(node);
 
     // Every node on one ledger needs the same admin token: never generated.
@@ -356,7 +413,10 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
     assert_eq!(code, Some(2), "{stderr}");
     assert!(!stderr.contains("s3cret-pw"), "{stderr}");
     // A schema from a newer labelpress is not used.
-    pg.sql("schema", "INSERT INTO lp_schema (version, name) VALUES (99, 'future')");
+    pg.sql(
+        "schema",
+        "INSERT INTO lp_schema (version, name) VALUES (99, 'future')",
+    );
     let (code, stderr) = failed_start(&["--admin-token", ADMIN, "--database-url", &url]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("version 99"), "{stderr}");

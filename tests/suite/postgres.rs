@@ -68,7 +68,10 @@ impl Cluster {
         std::fs::create_dir(&data).unwrap();
         if as_postgres {
             let id = |flag| {
-                let out = Command::new("id").args([flag, "postgres"]).output().unwrap();
+                let out = Command::new("id")
+                    .args([flag, "postgres"])
+                    .output()
+                    .unwrap();
                 succeeded("id postgres", out).trim().parse::<u32>().unwrap()
             };
             std::os::unix::fs::chown(&data, Some(id("-u")), Some(id("-g"))).unwrap();
