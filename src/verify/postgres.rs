@@ -41,9 +41,18 @@ use super::store::{Deduction, Outcome, StoreError, UpdateError};
 /// rejection may turn out stale before the call gives up (503).
 const MAX_ATTEMPTS: usize = 8;
 
-/// Columns of `lp_tokens` in the order [`record`] reads them.
-const TOKEN_COLUMNS: &str = "hash, id, hint, account, balance, expires_at, rate_per_second, \
-                             rate_burst, revoked, banned, created_at, last_used_at";
+/// `SELECT`s of whole `lp_tokens` rows, the columns in the order [`token`]
+/// reads them. Whole statements as constants: the dry run's lookup, on
+/// the render nodes' cache-miss path, builds no string per call.
+macro_rules! select_tokens {
+    ($rest:literal) => {
+        concat!(
+            "SELECT hash, id, hint, account, balance, expires_at, rate_per_second, ",
+            "rate_burst, revoked, banned, created_at, last_used_at FROM lp_tokens ",
+            $rest
+        )
+    };
+}
 
 /// The conditional decrement; parameters: hash, count, now. The `WHERE`
 /// is [`rules::check`] for a count of at least 1.
@@ -326,10 +335,7 @@ impl PgLedger {
         self.bounded(async {
             let client = self.client().await?;
             let row = client
-                .query_opt(
-                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE id = $1"),
-                    &[&id],
-                )
+                .query_opt(select_tokens!("WHERE id = $1"), &[&id])
                 .await
                 .map_err(db)?;
             let Some(row) = row else { return Ok(None) };
@@ -362,10 +368,7 @@ impl PgLedger {
             let mut client = self.client().await?;
             let tx = client.transaction().await.map_err(db)?;
             let row = tx
-                .query_opt(
-                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE id = $1 FOR UPDATE"),
-                    &[&id],
-                )
+                .query_opt(select_tokens!("WHERE id = $1 FOR UPDATE"), &[&id])
                 .await
                 .map_err(db)?;
             let Some(row) = row else {
@@ -397,10 +400,7 @@ impl PgLedger {
         self.bounded(async {
             let client = self.client().await?;
             client
-                .query(
-                    &format!("SELECT {TOKEN_COLUMNS} FROM lp_tokens ORDER BY created_at, id"),
-                    &[],
-                )
+                .query(select_tokens!("ORDER BY created_at, id"), &[])
                 .await
                 .map_err(db)?
                 .iter()
@@ -470,9 +470,7 @@ pub(super) async fn select_token(
     hash: &TokenHash,
 ) -> Result<Option<TokenRecord>, StoreError> {
     let statement = client
-        .prepare_cached(&format!(
-            "SELECT {TOKEN_COLUMNS} FROM lp_tokens WHERE hash = $1"
-        ))
+        .prepare_cached(select_tokens!("WHERE hash = $1"))
         .await
         .map_err(db)?;
     client
@@ -513,7 +511,7 @@ pub(super) fn granted(row: &Row, now: i64) -> Result<Granted, StoreError> {
     ))
 }
 
-/// A token from a row of [`TOKEN_COLUMNS`] (without usage).
+/// A token from a row of [`select_tokens`] (without usage).
 fn token(row: &Row) -> Result<TokenRecord, StoreError> {
     Ok(TokenRecord {
         id: row.get(1),
