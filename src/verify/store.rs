@@ -30,6 +30,7 @@
 //! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the group
 //! commit of [`super::ledger`]).
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
@@ -183,9 +184,10 @@ impl SledStore {
             db: SyncedSled::new(db, dir).map_err(sled::Error::from)?,
         };
         // Stores written before bans were copied into token records: copy
-        // them now (a no-op once done).
-        for account in store.banned_accounts()? {
-            store.mark_banned(&account, true)?;
+        // them now, in one pass over the tokens (a no-op once done).
+        let banned = store.banned_accounts()?;
+        if !banned.is_empty() {
+            store.copy_bans(|account| banned.contains(account).then_some(true))?;
         }
         Ok(store)
     }
@@ -207,21 +209,27 @@ impl SledStore {
         })
     }
 
-    fn banned_accounts(&self) -> Result<Vec<String>, StoreError> {
-        let mut banned = Vec::new();
+    fn banned_accounts(&self) -> Result<HashSet<String>, StoreError> {
+        let mut banned = HashSet::new();
         for item in self.accounts.iter() {
             let (k, v) = item?;
             if decode::<AccountRecord>(&v)?.banned {
-                banned.push(String::from_utf8_lossy(&k).into_owned());
+                banned.insert(String::from_utf8_lossy(&k).into_owned());
             }
         }
         Ok(banned)
     }
 
-    /// Sets `banned` in every record of `account` (compare-and-swap each, so
-    /// a deduction judged on the old record fails its swap and is judged
-    /// again).
+    /// Sets `banned` in every record of `account`.
     fn mark_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+        self.copy_bans(|a| (a == account).then_some(banned))
+    }
+
+    /// Sets each record's `banned` to what `ban` says for its account
+    /// (`None`: leave it), in one pass over the tokens; compare-and-swap
+    /// each, so a deduction judged on the old record fails its swap and is
+    /// judged again.
+    fn copy_bans(&self, ban: impl Fn(&str) -> Option<bool>) -> Result<(), StoreError> {
         for item in self.tokens.iter() {
             let (hash, _) = item?;
             loop {
@@ -229,9 +237,9 @@ impl SledStore {
                     break;
                 };
                 let mut record: TokenRecord = decode(&bytes)?;
-                if record.account != account || record.banned == banned {
+                let Some(banned) = ban(&record.account).filter(|b| *b != record.banned) else {
                     break;
-                }
+                };
                 record.banned = banned;
                 if self
                     .tokens
