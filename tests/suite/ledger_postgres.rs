@@ -18,6 +18,16 @@ fn verifier(data_dir: &std::path::Path, url: &str) -> Server {
     server::start(data_dir, &["--services", "verify", "--database-url", url])
 }
 
+/// Two verifier processes on a new database `db`, each with its own data
+/// folder (dropped after its server).
+fn two_verifiers(pg: &Cluster, db: &str) -> [(Server, tempfile::TempDir); 2] {
+    let url = pg.database(db);
+    [(); 2].map(|()| {
+        let dir = tempfile::tempdir().unwrap();
+        (verifier(dir.path(), &url), dir)
+    })
+}
+
 /// `POST /v1/verify`: (status, body).
 async fn verify(base: &str, token: &str, count: u64, key: Option<&str>) -> (u16, Value) {
     let mut request = server::client()
@@ -42,10 +52,7 @@ async fn verify(base: &str, token: &str, count: u64, key: Option<&str>) -> (u16,
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_verifiers_on_one_ledger_grant_exactly_the_balance() {
     let pg = Cluster::start();
-    let url = pg.database("split");
-    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let a = verifier(dir_a.path(), &url);
-    let b = verifier(dir_b.path(), &url);
+    let [(a, _dir_a), (b, _dir_b)] = two_verifiers(&pg, "split");
     let (id, token) = server::new_token(&a.base, 100, None).await;
 
     // 200 deductions of 1, all at once, alternating between the two nodes.
@@ -92,10 +99,7 @@ async fn two_verifiers_on_one_ledger_grant_exactly_the_balance() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_replayed_on_the_other_node_is_charged_once_and_bans_reach_both_at_once() {
     let pg = Cluster::start();
-    let url = pg.database("replay");
-    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let a = verifier(dir_a.path(), &url);
-    let b = verifier(dir_b.path(), &url);
+    let [(a, _dir_a), (b, _dir_b)] = two_verifiers(&pg, "replay");
     let (id, token) = server::new_token(&a.base, 50, Some((5, 10))).await;
 
     let (status, first) = verify(&a.base, &token, 5, Some("order-1")).await;

@@ -8,7 +8,7 @@
 //! `postgresql` package when it is missing.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 pub struct Cluster {
@@ -35,14 +35,6 @@ fn bin_dir() -> PathBuf {
         .collect();
     debian.sort();
     debian.pop().map(|(_, bin)| bin).unwrap_or_default()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[track_caller]
@@ -80,7 +72,7 @@ impl Cluster {
             root,
             data,
             bin,
-            port: free_port(),
+            port: crate::server::free_port(),
             as_postgres,
         };
         let initdb = cluster
@@ -159,10 +151,6 @@ impl Cluster {
     pub fn database(&self, name: &str) -> String {
         self.sql("postgres", &format!("CREATE DATABASE {name}"));
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
-    }
-
-    pub fn data_dir(&self) -> &Path {
-        &self.data
     }
 }
 

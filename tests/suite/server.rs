@@ -75,13 +75,16 @@ pub fn binary() -> &'static Path {
     &BIN
 }
 
-pub fn free_addr() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
-    format!("127.0.0.1:{port}")
+        .port()
+}
+
+pub fn free_addr() -> String {
+    format!("127.0.0.1:{}", free_port())
 }
 
 /// Starts `labelpress serve` with `args` on a free port and `data_dir`, with
