@@ -162,12 +162,14 @@ impl SledStore {
             .flush_every_ms(if periodic_flush { Some(500) } else { None });
         // sled releases its file lock from a background thread shortly after
         // the last handle drops, so a reopen in the same process may briefly
-        // find the lock still held: wait for it a little.
+        // find the lock still held: wait for it a little. sled reports that
+        // as an `Other` error naming the lock (0.34's `Config::open`), not
+        // as `WouldBlock`, so the message is what tells it apart.
         let mut attempts = 0;
         let db = loop {
             match config.open() {
                 Err(sled::Error::Io(e))
-                    if e.kind() == std::io::ErrorKind::WouldBlock && attempts < 100 =>
+                    if e.to_string().starts_with("could not acquire lock") && attempts < 100 =>
                 {
                     attempts += 1;
                     std::thread::sleep(std::time::Duration::from_millis(20));
