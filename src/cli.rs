@@ -69,7 +69,8 @@ pub enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
-    /// Print the runtime configuration (defaults and limits) as JSON.
+    /// Print the runtime configuration as JSON: defaults, limits, fonts and
+    /// the catalogs (page sizes, PDF profiles, barcode symbologies).
     Config {
         #[command(flatten)]
         engine: EngineArgs,
@@ -82,8 +83,9 @@ pub enum Command {
 /// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "LABELPRESS_LISTEN", default_value = "127.0.0.1:8080")]
+    /// Address to listen on: HOST:PORT (`127.0.0.1:8080`, `[::1]:8080`), or
+    /// `:PORT` for every interface (0.0.0.0).
+    #[arg(long, env = "LABELPRESS_LISTEN", default_value = "127.0.0.1:8080", value_parser = listen_addr)]
     pub listen: std::net::SocketAddr,
     /// Services this node runs, comma-separated.
     #[arg(
@@ -134,6 +136,17 @@ pub struct ServeArgs {
     pub admin_token: Option<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
+}
+
+/// `--listen`: a socket address, or `:PORT` for all IPv4 interfaces.
+fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    let full = match text.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => text.to_string(),
+    };
+    full.parse().map_err(|_| {
+        format!("`{text}` is not HOST:PORT (127.0.0.1:8080, [::1]:8080) or :PORT (every interface)")
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -194,15 +207,10 @@ impl EngineArgs {
     }
 }
 
+/// The runtime configuration: built-in defaults, then `--config`, then
+/// `LABELPRESS_<SECTION>__<KEY>` variables.
 fn load_config(path: Option<&PathBuf>) -> Result<RuntimeConfig, String> {
-    match path {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            RuntimeConfig::from_toml(&text).map_err(|e| format!("{}: {e}", path.display()))
-        }
-        None => Ok(RuntimeConfig::default()),
-    }
+    RuntimeConfig::load(path.map(PathBuf::as_path), std::env::vars_os()).map_err(|e| e.to_string())
 }
 
 /// The listener's TLS from `--tls-cert` and `--tls-key`, which go together.
@@ -396,9 +404,26 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             let engine = engine.engine()?;
             out(&format!(
                 "{}\n",
-                serde_json::to_string_pretty(engine.config()).unwrap_or_default()
+                serde_json::to_string_pretty(&engine.published_config()).unwrap_or_default()
             ));
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listen_addr;
+
+    #[test]
+    fn listen_takes_an_address_or_a_bare_port_for_every_interface() {
+        let parsed = |t: &str| listen_addr(t).map(|a| a.to_string());
+        assert_eq!(parsed(":8080").unwrap(), "0.0.0.0:8080");
+        assert_eq!(parsed("127.0.0.1:9000").unwrap(), "127.0.0.1:9000");
+        assert_eq!(parsed("[::1]:8080").unwrap(), "[::1]:8080");
+        for bad in ["8080", ":", ":http", ":70000", "localhost:8080", ""] {
+            let error = listen_addr(bad).unwrap_err();
+            assert!(error.contains(":PORT"), "{bad}: {error}");
         }
     }
 }

@@ -2,7 +2,18 @@
 //!
 //! This struct is the single source of truth. The renderer reads its defaults
 //! from here, `GET /v1/doc/runtime-config` serialises it, and `--config FILE`
-//! (TOML) overrides it at start. Nothing else in the crate hard-codes a default.
+//! (TOML) and `LABELPRESS_<SECTION>__<KEY>` variables override it at start
+//! ([`sources`]). Nothing else in the crate hard-codes a default.
+//!
+//! Beside these settings runtime-config publishes read-only catalogs of what
+//! this build and node support ([`catalog`]): page sizes, PDF profiles,
+//! barcode symbologies with their options, font families.
+
+mod catalog;
+mod sources;
+
+pub use catalog::{page_preset, PagePreset, Published, PublishedFonts, PAGE_PRESETS};
+pub use sources::{ConfigError, READ_ONLY_KEYS};
 
 use serde::{Deserialize, Serialize};
 
@@ -410,32 +421,6 @@ impl Limits {
         };
         std::time::Duration::from_millis(ms)
     }
-}
-
-impl RuntimeConfig {
-    /// Reads a TOML override file; fields it leaves out keep their defaults.
-    pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
-        toml::from_str(text)
-    }
-}
-
-/// Page size presets of the spec, matched case-insensitively. (name, width, height) in mm.
-pub const PAGE_PRESETS: &[(&str, f64, f64)] = &[
-    ("a4", 210.0, 297.0),
-    ("a6", 105.0, 148.0),
-    ("letter", 215.9, 279.4),
-    ("legal", 215.9, 355.6),
-    ("label_100_100", 100.0, 100.0),
-    ("label_100_150", 100.0, 150.0),
-    ("label_4_6_in", 101.6, 152.4),
-];
-
-/// Looks a preset up by name, ignoring case.
-pub fn page_preset(name: &str) -> Option<(f64, f64)> {
-    PAGE_PRESETS
-        .iter()
-        .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-        .map(|&(_, w, h)| (w, h))
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 
 use serde_json::{Map, Value};
 
+use super::option_specs::{find, specific};
 use super::vector::{bearer_extent, vectorize, Vector};
-use super::{maxi, parameters_of, Options, Symbol, Symbology};
+use super::{maxi, Options, Symbol, Symbology};
 
 /// Why a barcode element cannot be drawn: the field at fault (relative to the
 /// element, `None` for its content) and a message.
@@ -20,7 +21,7 @@ pub fn element_options(
 ) -> Result<Options, FitError> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for (key, value) in extra.into_iter().flatten() {
-        if !parameters_of(symbology).contains(&key.as_str()) {
+        if find(specific(symbology), key).is_none() {
             return Err((
                 Some(format!("options.{key}")),
                 format!(

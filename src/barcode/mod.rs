@@ -15,6 +15,7 @@ mod guard;
 mod linear;
 mod maxicode;
 mod msi;
+pub mod option_specs;
 mod options;
 mod pdf417;
 mod qr;
@@ -28,7 +29,7 @@ use std::str::FromStr;
 
 pub use error::BarcodeError;
 pub use options::{
-    parameters_of, Bearer, DmShape, Options, Px, QrEcl, Rgb, MAX_BEARER, MAX_MARGIN, MAX_PIXELS,
+    Bearer, DmShape, Options, Px, QrEcl, Rgb, MAX_BEARER, MAX_MARGIN, MAX_PIXELS,
     PDF417_MAX_CODEWORDS,
 };
 pub use service::cli_svg;
@@ -111,6 +112,14 @@ impl Symbology {
         }
     }
 
+    /// Other names the service accepts for it.
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Symbology::Qr => &["qrcode"],
+            _ => &[],
+        }
+    }
+
     pub fn is_linear(self) -> bool {
         matches!(
             self,
@@ -149,12 +158,9 @@ impl FromStr for Symbology {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.to_ascii_lowercase();
-        if lower == "qrcode" {
-            return Ok(Symbology::Qr);
-        }
         ALL.iter()
             .copied()
-            .find(|sym| sym.name() == lower)
+            .find(|sym| sym.name() == lower || sym.aliases().contains(&lower.as_str()))
             .ok_or_else(|| BarcodeError::UnknownSymbology {
                 name: s.chars().take(64).collect(),
                 valid: ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "),

@@ -1,6 +1,7 @@
 //! Rendering and symbology options, parsed strictly from `key=value` pairs
 //! (the barcode service's query string, the CLI's `--opt`).
 
+use super::option_specs::{self as specs, Value};
 use super::{BarcodeError, Symbology};
 
 /// Output size caps: nothing a request asks for may allocate without bound.
@@ -178,27 +179,12 @@ impl Default for Options {
 /// descriptor, data, padding and error correction together.
 pub const PDF417_MAX_CODEWORDS: u32 = 928;
 
-/// Parameters every symbology takes.
-const COMMON: &[&str] = &["width", "height", "rotate", "margin", "m", "fg", "bg"];
-
-/// The symbology-specific parameters of `s`.
-pub fn parameters_of(s: Symbology) -> &'static [&'static str] {
-    use Symbology::*;
-    match s {
-        Qr | Gs1Qr => &["ecl", "version"],
-        DataMatrix | Gs1DataMatrix => &["shape"],
-        Pdf417 => &["cols", "rows", "ecl", "compact"],
-        Aztec => &["ecl", "layers"],
-        MaxiCode => &["mode", "postcode", "country", "service"],
-        _ if s.is_linear() => &["bearer", "thickness", "quiet"],
-        _ => &[],
-    }
-}
-
 impl Options {
     /// Strict parse: an unknown parameter, one that does not apply to
     /// `symbology`, a repeated one (`m` and `margin` count as one) or an
-    /// out-of-range value is an error naming it.
+    /// out-of-range value is an error naming it. Names and ranges come from
+    /// the option table ([`super::option_specs`]), which runtime-config
+    /// publishes.
     pub fn from_pairs<'a>(
         symbology: Symbology,
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -206,154 +192,84 @@ impl Options {
         let mut o = Options::default();
         let mut seen: Vec<&str> = Vec::new();
         for (key, value) in pairs {
-            let canonical = if key == "m" { "margin" } else { key };
-            let known = COMMON.contains(&key)
-                || Symbology::all()
-                    .iter()
-                    .any(|s| parameters_of(*s).contains(&key));
-            if !known {
+            let spec = specs::find(specs::COMMON, key)
+                .or_else(|| specs::find(specs::specific(symbology), key));
+            let Some(spec) = spec else {
+                if specs::known_anywhere(key) {
+                    return Err(BarcodeError::NotApplicable {
+                        param: key.to_string(),
+                        symbology: symbology.name(),
+                    });
+                }
                 return Err(BarcodeError::UnknownParameter(key.to_string()));
-            }
-            if !COMMON.contains(&key) && !parameters_of(symbology).contains(&key) {
-                return Err(BarcodeError::NotApplicable {
-                    param: key.to_string(),
-                    symbology: symbology.name(),
-                });
-            }
-            if seen.contains(&canonical) {
+            };
+            if seen.contains(&spec.name) {
                 return Err(BarcodeError::DuplicateParameter(key.to_string()));
             }
-            seen.push(canonical);
-            o.set(symbology, key, value)?;
+            seen.push(spec.name);
+            let parsed =
+                spec.kind
+                    .parse(value)
+                    .map_err(|expected| BarcodeError::InvalidParameter {
+                        param: key.to_string(),
+                        value: value.to_string(),
+                        expected,
+                    })?;
+            o.set(symbology, spec.name, parsed)?;
         }
         o.check_combination(symbology)?;
         Ok(o)
     }
 
-    fn set(&mut self, symbology: Symbology, key: &str, value: &str) -> Result<(), BarcodeError> {
-        let bad = |expected: &str| BarcodeError::InvalidParameter {
-            param: key.to_string(),
-            value: value.to_string(),
-            expected: expected.to_string(),
-        };
-        let int = |lo: i64, hi: i64| -> Result<i64, BarcodeError> {
-            // Plain decimal integers only: no sign tricks, no exponent, bounded length.
-            let digits = value.strip_prefix('-').unwrap_or(value);
-            if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|b| b.is_ascii_digit())
-            {
-                return Err(bad(&format!("an integer from {lo} to {hi}")));
-            }
-            let n: i64 = value
-                .parse()
-                .map_err(|_| bad(&format!("an integer from {lo} to {hi}")))?;
-            if n < lo || n > hi {
-                return Err(bad(&format!("an integer from {lo} to {hi}")));
-            }
-            Ok(n)
-        };
-        match key {
-            "width" | "height" => {
-                let px = Px::parse(value).ok_or_else(|| {
-                    bad(&format!(
-                        "a number of pixels greater than 0 and at most {MAX_PIXELS}, with up to {PIXEL_DECIMALS} decimals (150 or 150.5)"
-                    ))
-                })?;
-                if key == "width" {
-                    self.width = Some(px);
-                } else {
-                    self.height = Some(px);
-                }
-            }
-            "rotate" => {
-                self.rotate = match value {
-                    "0" => 0,
-                    "90" => 90,
-                    "180" => 180,
-                    "270" => 270,
-                    _ => return Err(bad("0, 90, 180 or 270")),
-                }
-            }
-            "margin" | "m" => self.margin = int(0, MAX_MARGIN as i64)? as u32,
-            "fg" => self.fg = Rgb::parse(value).ok_or_else(|| bad("a colour RRGGBB or #RRGGBB"))?,
-            "bg" => self.bg = Rgb::parse(value).ok_or_else(|| bad("a colour RRGGBB or #RRGGBB"))?,
-            "bearer" => {
-                self.bearer = Some(match value {
-                    "top_bottom" => Bearer::TopBottom,
+    /// Stores a value the table's [`Kind`](specs::Kind) has checked: the
+    /// bounds are the table's, so the casts below cannot truncate.
+    fn set(&mut self, symbology: Symbology, name: &str, value: Value) -> Result<(), BarcodeError> {
+        match (name, value) {
+            ("width", Value::Pixels(px)) => self.width = Some(px),
+            ("height", Value::Pixels(px)) => self.height = Some(px),
+            ("rotate", Value::Integer(n)) => self.rotate = n as u16,
+            ("margin", Value::Integer(n)) => self.margin = n as u32,
+            ("fg", Value::Colour(c)) => self.fg = c,
+            ("bg", Value::Colour(c)) => self.bg = c,
+            ("bearer", Value::Choice(word)) => {
+                self.bearer = Some(match word {
                     "top_only" => Bearer::TopOnly,
                     "bottom_only" => Bearer::BottomOnly,
-                    _ => return Err(bad("top_bottom, top_only or bottom_only")),
+                    _ => Bearer::TopBottom,
                 })
             }
-            "thickness" => self.thickness = int(0, MAX_BEARER as i64)? as u32,
-            "quiet" => self.quiet = int(0, MAX_MARGIN as i64)? as u32,
-            "ecl" => match symbology {
-                Symbology::Pdf417 => self.pdf417_ecl = Some(int(0, 8)? as u8),
-                Symbology::Aztec => self.aztec_ecl = int(0, 100)? as u8,
-                _ => {
-                    self.qr_ecl = match value {
-                        "L" | "l" => QrEcl::L,
-                        "M" | "m" => QrEcl::M,
-                        "Q" | "q" => QrEcl::Q,
-                        "H" | "h" => QrEcl::H,
-                        _ => return Err(bad("L, M, Q or H")),
-                    }
+            ("thickness", Value::Integer(n)) => self.thickness = n as u32,
+            ("quiet", Value::Integer(n)) => self.quiet = n as u32,
+            ("ecl", Value::Choice(letter)) => {
+                self.qr_ecl = match letter {
+                    "L" => QrEcl::L,
+                    "Q" => QrEcl::Q,
+                    "H" => QrEcl::H,
+                    _ => QrEcl::M,
                 }
-            },
-            "version" => self.qr_version = Some(int(1, 40)? as u8),
-            "shape" => {
-                self.dm_shape = match value {
-                    "square" => DmShape::Square,
+            }
+            ("ecl", Value::Integer(n)) if symbology == Symbology::Pdf417 => {
+                self.pdf417_ecl = Some(n as u8)
+            }
+            ("ecl", Value::Integer(n)) => self.aztec_ecl = n as u8,
+            ("version", Value::Integer(n)) => self.qr_version = Some(n as u8),
+            ("shape", Value::Choice(word)) => {
+                self.dm_shape = match word {
                     "rect" => DmShape::Rect,
-                    _ => return Err(bad("square or rect")),
+                    _ => DmShape::Square,
                 }
             }
-            "cols" => self.pdf417_cols = Some(int(1, 30)? as u8),
-            "rows" => self.pdf417_rows = Some(int(3, 90)? as u8),
-            "compact" => {
-                self.pdf417_compact = match value {
-                    "true" | "1" => true,
-                    "false" | "0" => false,
-                    _ => return Err(bad("true or false")),
-                }
-            }
-            "layers" => {
-                let n = int(-4, 32)?;
-                if n == 0 {
-                    return Err(bad("1 to 32 (full-range) or -1 to -4 (compact)"));
-                }
-                self.aztec_layers = Some(n as i8);
-            }
-            "mode" => {
-                self.maxi_mode = match value {
-                    "2" => 2,
-                    "3" => 3,
-                    "4" => 4,
-                    "5" => 5,
-                    // Mode 6 (reader programming) is not offered: the
-                    // service's range is 2 to 5.
-                    _ => return Err(bad("2, 3, 4 or 5")),
-                }
-            }
-            "postcode" => {
-                // Mode 2: up to 9 digits; mode 3: up to 6 characters of
-                // MaxiCode Code Set A. Checked against the mode later.
-                if value.is_empty()
-                    || value.len() > 9
-                    || !value
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b' ')
-                {
-                    return Err(bad("up to 9 digits (mode 2) or 6 letters/digits (mode 3)"));
-                }
-                self.maxi_postcode = Some(value.to_string());
-            }
-            "country" => {
-                self.maxi_country = Some(three_digits(value).ok_or_else(|| bad("3 digits"))?)
-            }
-            "service" => {
-                self.maxi_service = Some(three_digits(value).ok_or_else(|| bad("3 digits"))?)
-            }
-            _ => return Err(BarcodeError::UnknownParameter(key.to_string())),
+            ("cols", Value::Integer(n)) => self.pdf417_cols = Some(n as u8),
+            ("rows", Value::Integer(n)) => self.pdf417_rows = Some(n as u8),
+            ("compact", Value::Boolean(b)) => self.pdf417_compact = b,
+            ("layers", Value::Integer(n)) => self.aztec_layers = Some(n as i8),
+            ("mode", Value::Integer(n)) => self.maxi_mode = n as u8,
+            ("postcode", Value::Text(t)) => self.maxi_postcode = Some(t),
+            ("country", Value::Text(t)) => self.maxi_country = t.parse().ok(),
+            ("service", Value::Text(t)) => self.maxi_service = t.parse().ok(),
+            // A table entry without a field here: a programming error,
+            // answered as an unknown parameter rather than a panic.
+            _ => return Err(BarcodeError::UnknownParameter(name.to_string())),
         }
         Ok(())
     }
@@ -434,13 +350,5 @@ impl Options {
             }
         }
         Ok(())
-    }
-}
-
-fn three_digits(s: &str) -> Option<u16> {
-    if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) {
-        s.parse().ok()
-    } else {
-        None
     }
 }

@@ -68,6 +68,12 @@ impl Engine {
         &self.config
     }
 
+    /// What runtime-config publishes for this engine: its settings, the
+    /// catalogs, and the font families it indexed.
+    pub fn published_config(&self) -> crate::config::Published {
+        crate::config::Published::new(&self.config, self.fonts.families())
+    }
+
     pub fn fonts(&self) -> &Fonts {
         &self.fonts
     }

@@ -303,7 +303,11 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics));
     if services.render {
-        let config_json = serde_json::to_string(state.config.as_ref()).unwrap_or_default();
+        let published = match &state.engine {
+            Some(engine) => engine.published_config(),
+            None => crate::config::Published::new(&state.config, Vec::new()),
+        };
+        let config_json = serde_json::to_string(&published).unwrap_or_default();
         let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
         app = app
             .route(

@@ -91,4 +91,67 @@ impl Profile {
     pub fn requires_title(self) -> bool {
         self == Profile::Ua1
     }
+
+    /// The standard's own name (`PDF/A-2b`).
+    pub fn standard_name(self) -> &'static str {
+        match self {
+            Profile::A1b => "PDF/A-1b",
+            Profile::A1a => "PDF/A-1a",
+            Profile::A2b => "PDF/A-2b",
+            Profile::A2u => "PDF/A-2u",
+            Profile::A2a => "PDF/A-2a",
+            Profile::A3b => "PDF/A-3b",
+            Profile::A3u => "PDF/A-3u",
+            Profile::A3a => "PDF/A-3a",
+            Profile::A4 => "PDF/A-4",
+            Profile::A4f => "PDF/A-4f",
+            Profile::A4e => "PDF/A-4e",
+            Profile::Ua1 => "PDF/UA-1",
+        }
+    }
+
+    /// Every profile as runtime-config lists it: one entry per profile,
+    /// under its first name, with its other names as aliases.
+    pub fn catalogue() -> Vec<ProfileInfo> {
+        let mut profiles: Vec<ProfileInfo> = Vec::new();
+        for &(name, profile) in NAMES {
+            if let Some(known) = profiles.iter_mut().find(|p| p.profile == profile) {
+                known.aliases.push(name);
+                continue;
+            }
+            profiles.push(ProfileInfo {
+                name,
+                aliases: Vec::new(),
+                standard: profile.standard_name(),
+                tagged: profile.requires_tags(),
+                requires_alt_text: profile.requires_tags(),
+                requires_title: profile.requires_title(),
+                allows_transparency: !profile.forbids_transparency(),
+                profile,
+            });
+        }
+        profiles
+    }
+}
+
+/// A profile and what validation requires of a document that asks for it
+/// (docs/document-request.md); read from the same methods validation calls.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ProfileInfo {
+    /// The name `settings.profile` takes (case-insensitive).
+    pub name: &'static str,
+    /// Other names of the same profile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<&'static str>,
+    pub standard: &'static str,
+    /// The PDF is tagged (structured).
+    pub tagged: bool,
+    /// Images and links need `alt` text.
+    pub requires_alt_text: bool,
+    /// `settings.metadata.title` is required.
+    pub requires_title: bool,
+    /// Opacity below 1 and images with transparency are accepted.
+    pub allows_transparency: bool,
+    #[serde(skip)]
+    profile: Profile,
 }

@@ -436,7 +436,8 @@ impl<'a> Validator<'a> {
             (Some(name), None, None) => match page_preset(name) {
                 Some(dims) => dims,
                 None => {
-                    let names: Vec<_> = crate::config::PAGE_PRESETS.iter().map(|p| p.0).collect();
+                    let names: Vec<_> =
+                        crate::config::PAGE_PRESETS.iter().map(|p| p.name).collect();
                     self.push(
                         format!("{path}.size"),
                         format!(

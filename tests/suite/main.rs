@@ -17,6 +17,7 @@ mod measured_boxes;
 mod metadata_hostile;
 mod postgres;
 mod quota;
+mod runtime_config;
 mod scripts;
 mod serve_durability;
 mod serve_render;

@@ -102,7 +102,23 @@ pub fn start_logged(data_dir: &Path, args: &[&str], log: &Path) -> Server {
     start_with_log(&free_addr(), data_dir, args, Some(log))
 }
 
+/// As [`start`], with `env` set for the server process (configuration
+/// variables). A restart does not keep them.
+pub fn start_with_env(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+    start_with(&free_addr(), data_dir, args, None, env)
+}
+
 fn start_with_log(addr: &str, data_dir: &Path, args: &[&str], log: Option<&Path>) -> Server {
+    start_with(addr, data_dir, args, log, &[])
+}
+
+fn start_with(
+    addr: &str,
+    data_dir: &Path,
+    args: &[&str],
+    log: Option<&Path>,
+    env: &[(&str, &str)],
+) -> Server {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let (level, stdout) = match log {
         Some(path) => ("info", Stdio::from(std::fs::File::create(path).unwrap())),
@@ -116,6 +132,7 @@ fn start_with_log(addr: &str, data_dir: &Path, args: &[&str], log: Option<&Path>
         .args(&args)
         .env("RUST_LOG", level)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .stdout(stdout)
         .spawn()
         .unwrap();
