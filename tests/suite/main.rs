@@ -7,6 +7,7 @@ mod cli;
 mod dashboard;
 mod document;
 mod edge;
+mod gallery;
 mod geometry;
 mod hostile;
 mod http;
