@@ -381,3 +381,35 @@ fn comparison_tolerates_antialiasing_but_not_a_moved_element() {
     let png = std::fs::read(diff).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{diff} is a PNG");
 }
+
+/// The barcode check accepts exactly what the element asks: GS1 in the
+/// decoder's "(AI)value" form (a plain Code 128 with the same digits is
+/// not GS1), MaxiCode mode 2 with its postcode, country and service.
+#[test]
+fn decoded_symbols_match_only_the_content_asked_for() {
+    let symbol = |format: &str, text: &str, hri: &str| serde_json::json!({"format": format, "text": text, "hri": hri});
+    let gs1 = serde_json::json!({"format": "gs1_128", "content": "(00)340123450000000024"});
+    assert!(decodes_to(
+        &gs1,
+        &symbol("Code 128", "00340123450000000024", "(00)340123450000000024")
+    ));
+    assert!(!decodes_to(
+        &gs1,
+        &symbol("Code 128", "00340123450000000024", "00340123450000000024")
+    ));
+    assert!(!decodes_to(
+        &gs1,
+        &symbol("QR Code", "00340123450000000024", "(00)340123450000000024")
+    ));
+
+    let maxicode = serde_json::json!({"format": "maxicode",
+        "content": "[)>\u{1e}01\u{1d}96NWP1\u{1d}\u{1e}\u{4}",
+        "options": {"mode": 2, "postcode": "606011234", "country": "840", "service": "045"}});
+    let decoded = "[)>\u{1e}01\u{1d}96606011234\u{1d}840\u{1d}045\u{1d}NWP1\u{1d}\u{1e}\u{4}";
+    assert!(decodes_to(&maxicode, &symbol("MaxiCode", decoded, "")));
+    let other_service = decoded.replace("045", "001");
+    assert!(!decodes_to(
+        &maxicode,
+        &symbol("MaxiCode", &other_service, "")
+    ));
+}
