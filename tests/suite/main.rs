@@ -8,6 +8,7 @@ mod dashboard;
 mod docs;
 mod document;
 mod edge;
+mod gallery;
 mod geometry;
 mod hostile;
 mod http;
