@@ -58,7 +58,7 @@ pub enum ApiError {
 }
 
 /// `{"error": true, "code", "message", "req_id", "details"?}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub error: bool,
     pub code: &'static str,

@@ -36,14 +36,14 @@ impl VerifyCall {
 }
 
 /// Per-token rate limit (extension field of the 200 body).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RateLimit {
     pub per_second: u32,
     pub burst: u32,
 }
 
 /// The 200 body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Granted {
     /// Always `"ok"`.
     pub status: String,
@@ -111,7 +111,7 @@ impl Rejection {
 }
 
 /// The error body of a rejection: `{error, message}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RejectionBody {
     pub error: String,
     pub message: String,

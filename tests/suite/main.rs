@@ -17,6 +17,7 @@ mod ledger_postgres;
 mod literal_text;
 mod measured_boxes;
 mod metadata_hostile;
+mod openapi;
 mod package;
 mod postgres;
 mod quickstart;
