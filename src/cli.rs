@@ -75,12 +75,18 @@ pub enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
+    /// Print the OpenAPI 3.1 document of the HTTP API (as `GET /openapi.json`).
+    Openapi {
+        /// Print the DocumentRequest's JSON Schema (2020-12) instead.
+        #[arg(long)]
+        request_schema: bool,
+    },
     /// A render worker process: started by `serve`, never by hand.
     #[command(hide = true)]
     RenderWorker,
 }
 
-/// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
+/// `labelpress serve` (docs/operations.md). Every flag has a `LABELPRESS_*` twin.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on: HOST:PORT (`127.0.0.1:8080`, `[::1]:8080`), or
@@ -376,6 +382,18 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Token(args) => crate::verify::cli::run(args),
+        Command::Openapi { request_schema } => {
+            let document = if request_schema {
+                crate::request_schema::document_request()
+            } else {
+                crate::openapi::document()
+            };
+            out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&document).unwrap_or_default()
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::RenderWorker => Ok(ExitCode::from(crate::worker::child::run() as u8)),
         Command::Fonts { json, engine } => {
             let engine = engine.engine()?;

@@ -10,7 +10,7 @@ use super::options::{Px, Rgb, MAX_BEARER, MAX_MARGIN, MAX_PIXELS, PIXEL_DECIMALS
 use super::Symbology;
 
 /// One option: how it is spelled, what it takes, what it is when absent.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OptionSpec {
     pub name: &'static str,
     /// Other spellings of the same option (`m` for `margin`).
@@ -20,12 +20,12 @@ pub struct OptionSpec {
     pub kind: Kind,
     /// The value used when the option is absent; `null`: chosen from the
     /// content (the smallest symbol that holds it).
-    pub default: Default,
+    pub default: DefaultValue,
     pub description: &'static str,
 }
 
 /// The values an option takes. Published with a `type` tag.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Kind {
     /// A plain decimal integer from `min` to `max`; 0 refused when `not_zero`.
@@ -51,9 +51,9 @@ pub enum Kind {
 }
 
 /// An option's default as published.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum Default {
+pub enum DefaultValue {
     /// Chosen from the content (published as `null`).
     Auto,
     Integer(i64),
@@ -189,7 +189,7 @@ const fn choice(values: &'static [&'static str]) -> Kind {
 const fn spec(
     name: &'static str,
     kind: Kind,
-    default: Default,
+    default: DefaultValue,
     description: &'static str,
 ) -> OptionSpec {
     OptionSpec {
@@ -211,7 +211,7 @@ pub const COMMON: &[OptionSpec] = &[
             max: MAX_PIXELS,
             decimals: PIXEL_DECIMALS,
         },
-        Default::Auto,
+        DefaultValue::Auto,
         "output width in px; absent: the symbol's natural size",
     ),
     spec(
@@ -220,7 +220,7 @@ pub const COMMON: &[OptionSpec] = &[
             max: MAX_PIXELS,
             decimals: PIXEL_DECIMALS,
         },
-        Default::Auto,
+        DefaultValue::Auto,
         "output height in px; absent: the symbol's natural size",
     ),
     spec(
@@ -228,26 +228,26 @@ pub const COMMON: &[OptionSpec] = &[
         Kind::IntegerIn {
             values: &[0, 90, 180, 270],
         },
-        Default::Integer(0),
+        DefaultValue::Integer(0),
         "clockwise rotation in degrees",
     ),
     OptionSpec {
         name: "margin",
         aliases: &["m"],
         kind: integer(0, MAX_MARGIN as i64),
-        default: Default::Integer(0),
+        default: DefaultValue::Integer(0),
         description: "quiet zone on every side, in modules",
     },
     spec(
         "fg",
         Kind::Colour,
-        Default::Text("#000000"),
+        DefaultValue::Text("#000000"),
         "colour of bars and dark modules",
     ),
     spec(
         "bg",
         Kind::Colour,
-        Default::Text("#ffffff"),
+        DefaultValue::Text("#ffffff"),
         "background colour",
     ),
 ];
@@ -256,19 +256,19 @@ const LINEAR: &[OptionSpec] = &[
     spec(
         "bearer",
         choice(&["top_bottom", "top_only", "bottom_only"]),
-        Default::Auto,
+        DefaultValue::Auto,
         "bearer bars; absent: none",
     ),
     spec(
         "thickness",
         integer(0, MAX_BEARER as i64),
-        Default::Integer(0),
+        DefaultValue::Integer(0),
         "bearer bar thickness in modules (0: 2 modules)",
     ),
     spec(
         "quiet",
         integer(0, MAX_MARGIN as i64),
-        Default::Integer(10),
+        DefaultValue::Integer(10),
         "light zone inside the bearer bars on each side, in modules",
     ),
 ];
@@ -280,13 +280,13 @@ const QR: &[OptionSpec] = &[
             values: &["L", "M", "Q", "H"],
             ignore_case: true,
         },
-        Default::Text("M"),
+        DefaultValue::Text("M"),
         "error correction level",
     ),
     spec(
         "version",
         integer(1, 40),
-        Default::Auto,
+        DefaultValue::Auto,
         "symbol version (size); absent: the smallest that holds the content",
     ),
 ];
@@ -294,7 +294,7 @@ const QR: &[OptionSpec] = &[
 const DATAMATRIX: &[OptionSpec] = &[spec(
     "shape",
     choice(&["square", "rect"]),
-    Default::Text("square"),
+    DefaultValue::Text("square"),
     "square or rectangular symbol",
 )];
 
@@ -302,25 +302,25 @@ const PDF417: &[OptionSpec] = &[
     spec(
         "cols",
         integer(1, 30),
-        Default::Auto,
+        DefaultValue::Auto,
         "data columns; cols x rows may not exceed 928 codewords",
     ),
     spec(
         "rows",
         integer(3, 90),
-        Default::Auto,
+        DefaultValue::Auto,
         "rows; cols x rows may not exceed 928 codewords",
     ),
     spec(
         "ecl",
         integer(0, 8),
-        Default::Auto,
+        DefaultValue::Auto,
         "error correction level; absent: chosen from the content's length",
     ),
     spec(
         "compact",
         Kind::Boolean,
-        Default::Boolean(false),
+        DefaultValue::Boolean(false),
         "compact PDF417 (no right row indicators)",
     ),
 ];
@@ -329,7 +329,7 @@ const AZTEC: &[OptionSpec] = &[
     spec(
         "ecl",
         integer(0, 100),
-        Default::Integer(23),
+        DefaultValue::Integer(23),
         "minimum error correction, in percent of the symbol",
     ),
     spec(
@@ -339,7 +339,7 @@ const AZTEC: &[OptionSpec] = &[
             max: 32,
             not_zero: true,
         },
-        Default::Auto,
+        DefaultValue::Auto,
         "1 to 32: full-range symbol with that many layers; -1 to -4: compact symbol",
     ),
 ];
@@ -350,25 +350,25 @@ const MAXICODE: &[OptionSpec] = &[
         Kind::IntegerIn {
             values: &[2, 3, 4, 5],
         },
-        Default::Integer(4),
+        DefaultValue::Integer(4),
         "2 and 3 carry a structured carrier message (postcode, country, service)",
     ),
     spec(
         "postcode",
         Kind::Alphanumeric { max_length: 9 },
-        Default::Auto,
+        DefaultValue::Auto,
         "modes 2 and 3 only (required there): up to 9 digits (mode 2), up to 6 upper-case letters, digits or spaces (mode 3)",
     ),
     spec(
         "country",
         Kind::Digits { length: 3 },
-        Default::Auto,
+        DefaultValue::Auto,
         "modes 2 and 3 only (required there): ISO 3166 numeric country code",
     ),
     spec(
         "service",
         Kind::Digits { length: 3 },
-        Default::Auto,
+        DefaultValue::Auto,
         "modes 2 and 3 only (required there): class of service",
     ),
 ];
@@ -404,7 +404,7 @@ pub fn known_anywhere(key: &str) -> bool {
 }
 
 /// One symbology as runtime-config lists it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SymbologyInfo {
     pub name: &'static str,
     /// Other names the service accepts for it.
@@ -420,7 +420,7 @@ pub struct SymbologyInfo {
 
 /// Every symbology with its options, and the options they all take in the
 /// barcode service.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BarcodeCatalog {
     /// Options of every symbology in the barcode service (not of a
     /// barcode element, which has its own fields for them).
@@ -447,7 +447,7 @@ impl BarcodeCatalog {
     }
 }
 
-impl std::default::Default for BarcodeCatalog {
+impl Default for BarcodeCatalog {
     fn default() -> Self {
         BarcodeCatalog::new()
     }
@@ -512,10 +512,10 @@ mod tests {
         for &symbology in Symbology::all() {
             for spec in all_of(symbology) {
                 let text = match spec.default {
-                    Default::Auto => continue,
-                    Default::Integer(n) => n.to_string(),
-                    Default::Text(t) => t.to_string(),
-                    Default::Boolean(b) => b.to_string(),
+                    DefaultValue::Auto => continue,
+                    DefaultValue::Integer(n) => n.to_string(),
+                    DefaultValue::Text(t) => t.to_string(),
+                    DefaultValue::Boolean(b) => b.to_string(),
                 };
                 let parsed = Options::from_pairs(symbology, [(spec.name, text.as_str())])
                     .unwrap_or_else(|e| panic!("{symbology} {}={text}: {e}", spec.name));

@@ -11,7 +11,7 @@ use crate::barcode::option_specs::BarcodeCatalog;
 use crate::pdf::{Profile, ProfileInfo};
 
 /// A page size preset (`pages[].size`), matched case-insensitively.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PagePreset {
     pub name: &'static str,
     pub width_mm: f64,
@@ -48,7 +48,7 @@ pub fn page_preset(name: &str) -> Option<(f64, f64)> {
 /// The body of `GET /v1/doc/runtime-config` and of `labelpress config`:
 /// the settings ([`RuntimeConfig`], keys as they are overridden) and the
 /// read-only catalogs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Published {
     pub defaults: StyleDefaults,
     pub fonts: PublishedFonts,
@@ -63,7 +63,7 @@ pub struct Published {
 }
 
 /// `fonts`: the configured fallback order and the families this node has.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PublishedFonts {
     /// As configured (`fonts.fallback`); families not installed are
     /// skipped when text is set.

@@ -136,7 +136,7 @@ impl Profile {
 
 /// A profile and what validation requires of a document that asks for it
 /// (docs/document-request.md); read from the same methods validation calls.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct ProfileInfo {
     /// The name `settings.profile` takes (case-insensitive).
     pub name: &'static str,
