@@ -5,21 +5,24 @@
 //!   render [`pool`]) and `GET /v1/doc/runtime-config`;
 //! - barcode: [`crate::barcode::service::router`];
 //! - verify: the verification service's router, in-process;
-//! - always: `/healthz`, `/readyz`, `/metrics` ([`probes`]), API-005 fallbacks,
-//!   and [`request_id`] around everything.
+//! - always: `/healthz`, `/readyz`, `/metrics`, `/version` ([`probes`]),
+//!   API-005 fallbacks, and [`request_id`] around everything.
 //!
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
 //! bodies, a cap on connections, and TLS when [`tls`] is configured.
 
 pub mod data_dir;
 pub mod edge;
+pub mod etag;
 pub mod metrics;
 pub mod pool;
 pub mod probes;
+pub mod process_metrics;
 pub mod render;
 pub mod request_id;
 pub mod state;
 pub mod tls;
+pub mod trace_context;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -301,7 +304,8 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     let mut app = Router::new()
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
-        .route("/metrics", get(probes::metrics));
+        .route("/metrics", get(probes::metrics))
+        .route("/version", get(probes::version));
     if services.render {
         let config_json = serde_json::to_string(state.config.as_ref()).unwrap_or_default();
         let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));

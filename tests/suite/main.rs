@@ -15,6 +15,7 @@ mod ledger_postgres;
 mod literal_text;
 mod measured_boxes;
 mod metadata_hostile;
+mod operations;
 mod postgres;
 mod quota;
 mod scripts;
