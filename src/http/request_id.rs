@@ -123,9 +123,11 @@ pub async fn layer(State(metrics): State<Arc<Metrics>>, request: Request, next: 
         span_id = tracing::field::Empty,
     );
     if let Some(trace) = &context.trace {
-        span.record("trace_id", trace.trace_id.as_str());
-        span.record("parent_id", trace.parent_id.as_str());
-        span.record("span_id", context.span_id.as_str());
+        // Display, as `req_id`: unquoted in text lines.
+        use tracing::field::display;
+        span.record("trace_id", display(&trace.trace_id));
+        span.record("parent_id", display(&trace.parent_id));
+        span.record("span_id", display(&context.span_id));
     }
     let id = context.id.clone();
     let mut response = within(context, next.run(request).instrument(span.clone())).await;
