@@ -79,7 +79,7 @@ pub enum Command {
     RenderWorker,
 }
 
-/// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
+/// `labelpress serve` (docs/operations.md). Every flag has a `LABELPRESS_*` twin.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.

@@ -1,5 +1,5 @@
 //! The HTTP server (`labelpress serve`): one axum router for the services a
-//! node runs (DECISIONS section 1).
+//! node runs (docs/operations.md).
 //!
 //! - [`render`]: `POST /api/v1/label` (auth in [`crate::auth`], the bounded
 //!   render [`pool`]) and `GET /v1/doc/runtime-config`;

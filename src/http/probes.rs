@@ -19,7 +19,7 @@ pub async fn healthz() -> &'static str {
 
 /// Ready while the stores are open and shutdown has not begun. A remote
 /// verifier being down does not make the node unready: cached tokens keep
-/// rendering (DECISIONS section 4); its last known state is reported.
+/// rendering (docs/http-api.md, "Authentication and usage"); its last known state is reported.
 pub async fn readyz(State(state): State<AppState>) -> Response {
     let ready = state.ready.load(Ordering::Relaxed);
     let verifier = match state.verifier {

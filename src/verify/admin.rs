@@ -1,4 +1,4 @@
-//! Token administration (DECISIONS section 5): the operations behind
+//! Token administration (docs/admin-api.md): the operations behind
 //! `/admin/api`, their request and answer bodies and their errors.
 
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 //! (`POST /v1/verify`, in [`crate::verify`]) and the render route's
 //! authenticator, which calls it in-process or over HTTP through the
 //! [`Verifier`] trait. Bodies and statuses follow part B of
-//! `barcode-and-verification-services.md` and DECISIONS section 5.
+//! `docs/admin-api.md`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -125,7 +125,7 @@ pub enum Verdict {
 }
 
 /// The verifier could not answer (network down, 5xx, timeout): the caller
-/// decides from its cache (DECISIONS section 4; API-502 when uncached).
+/// decides from its cache (docs/http-api.md, "Authentication and usage"; API-502 when uncached).
 #[derive(Debug, thiserror::Error)]
 #[error("verifier unavailable: {0}")]
 pub struct Unavailable(pub String);
