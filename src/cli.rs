@@ -140,6 +140,14 @@ pub struct ServeArgs {
     /// `<data-dir>/admin-token` when unset).
     #[arg(long, env = "LABELPRESS_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
+    /// Log lines as `text` or `json` (one object per line), on standard output.
+    #[arg(
+        long,
+        env = "LABELPRESS_LOG_FORMAT",
+        value_enum,
+        default_value = "text"
+    )]
+    pub log_format: crate::logging::LogFormat,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -336,12 +344,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(args) => {
-            tracing_subscriber::fmt()
-                .with_env_filter(
-                    tracing_subscriber::EnvFilter::try_from_default_env()
-                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-                )
-                .init();
+            crate::logging::init(args.log_format);
             let services = crate::http::Services {
                 render: args.services.contains(&Service::Render),
                 barcode: args.services.contains(&Service::Barcode),

@@ -9,6 +9,7 @@
 pub mod api_error;
 pub mod auth;
 pub mod barcode;
+pub mod build_info;
 pub mod cli;
 pub mod config;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod http;
 pub mod ir;
 pub mod json_strict;
 pub mod layout;
+pub mod logging;
 pub mod lower;
 pub mod model;
 pub mod openapi;

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::http::request_id::{self, RequestContext};
 use crate::verify::protocol::{RejectionBody, VerifyFuture};
 use crate::verify::{Granted, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 
@@ -113,13 +114,20 @@ impl RemoteVerifier {
         })
     }
 
-    async fn call(&self, call: VerifyCall) -> Result<Verdict, Unavailable> {
+    /// `context`: the request this call is made for, whose id and trace the
+    /// verifier receives (`X-Request-Id`, `traceparent`), so its log lines
+    /// join this node's.
+    async fn call(
+        &self,
+        call: VerifyCall,
+        context: Option<RequestContext>,
+    ) -> Result<Verdict, Unavailable> {
         let n = self.endpoints.len();
         let first = self.current.load(Ordering::Relaxed) % n;
         let mut failures = Vec::new();
         for index in (first..n).chain(0..first) {
             let endpoint = &self.endpoints[index];
-            match self.ask(endpoint, &call).await {
+            match self.ask(endpoint, &call, context.as_ref()).await {
                 Ok(verdict) => {
                     if index != first {
                         tracing::warn!(verifier = %endpoint.name, "failed over to this verifier");
@@ -137,7 +145,12 @@ impl RemoteVerifier {
     }
 
     /// One verifier's verdict, or why it gave none.
-    async fn ask(&self, endpoint: &Endpoint, call: &VerifyCall) -> Result<Verdict, String> {
+    async fn ask(
+        &self,
+        endpoint: &Endpoint,
+        call: &VerifyCall,
+        context: Option<&RequestContext>,
+    ) -> Result<Verdict, String> {
         let mut request = self
             .client
             .post(endpoint.url.clone())
@@ -148,6 +161,12 @@ impl RemoteVerifier {
         }
         if let Some(key) = &call.idempotency_key {
             request = request.header("Idempotency-Key", key);
+        }
+        if let Some(context) = context {
+            request = request.header("X-Request-Id", &context.id);
+            if let Some(traceparent) = context.outgoing_traceparent() {
+                request = request.header("traceparent", traceparent);
+            }
         }
         let response = request.send().await.map_err(|e| describe(&e))?;
         let status = response.status().as_u16();
@@ -228,7 +247,8 @@ fn with_sources(e: &dyn std::error::Error) -> String {
 
 impl Verifier for RemoteVerifier {
     fn verify(&self, call: VerifyCall) -> VerifyFuture<'_> {
-        Box::pin(self.call(call))
+        // Read now, while the request's task-local context is in scope.
+        Box::pin(self.call(call, request_id::context()))
     }
 }
 
@@ -428,6 +448,54 @@ mod tests {
         );
         assert!(!e.contains(TOKEN), "{e}");
         assert_eq!((hits(&down_hits), hits(&broken_hits)), (1, 1));
+    }
+
+    #[tokio::test]
+    async fn the_request_id_and_trace_reach_the_verifier() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let app = axum::Router::new().route(
+            "/v1/verify",
+            post(move |headers: HeaderMap| {
+                let header = |name| {
+                    headers
+                        .get(name)
+                        .map(|v: &axum::http::HeaderValue| v.to_str().unwrap().to_string())
+                };
+                record
+                    .lock()
+                    .unwrap()
+                    .push((header("x-request-id"), header("traceparent")));
+                async { granted() }
+            }),
+        );
+        let remote = remote(&[&serve(app).await]);
+        let mut headers = HeaderMap::new();
+        headers.insert("x-request-id", "render-7".parse().unwrap());
+        headers.insert(
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                .parse()
+                .unwrap(),
+        );
+        let context = RequestContext::from_headers(&headers);
+        let span_id = context.span_id.clone();
+        request_id::within(context, async { remote.verify(call("t")).await })
+            .await
+            .unwrap();
+        // Outside a request (the usage reporter): neither header.
+        remote.verify(call("t")).await.unwrap();
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            [
+                (
+                    Some("render-7".to_string()),
+                    Some(format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{span_id}-01"))
+                ),
+                (None, None)
+            ]
+        );
     }
 
     #[test]

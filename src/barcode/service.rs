@@ -237,7 +237,7 @@ async fn barcode(
             HeaderValue::from_str(&etag).expect("hex digest is a valid header value"),
         ),
     ];
-    if if_none_match(&headers, &etag) {
+    if crate::http::etag::not_modified(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, cache).into_response());
     }
     let svg = pool.run(move || request.svg()).await??;
@@ -263,16 +263,6 @@ async fn without_content(
     let (symbology, _) = segments(&params);
     BarcodeRequest::parse(symbology, "", query.as_deref().unwrap_or(""))?;
     Err(BarcodeError::Empty.into())
-}
-
-fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|t| t.trim())
-        .any(|t| t == "*" || t == etag || t.strip_prefix("W/") == Some(etag))
 }
 
 /// `a=1&b=2` into decoded pairs (`+` is a space). Duplicates are left for
@@ -304,28 +294,26 @@ fn bad_segment(segment: &str) -> BarcodeError {
 }
 
 /// Percent-decoding into UTF-8; `+` is a space in a query string
-/// (`plus_is_space`), itself in a path segment.
+/// (`plus_is_space`), itself in a path segment. Strict: a `%` not followed
+/// by two hex digits is refused (the decoder itself would keep it as is).
 fn percent_decode(s: &str, plus_is_space: bool) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' if plus_is_space => out.push(b' '),
-            b'%' => {
-                let hex = bytes.get(i + 1..i + 3)?;
-                if !hex.iter().all(u8::is_ascii_hexdigit) {
-                    return None;
-                }
-                let hex = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
+    let escapes_valid = s.split('%').skip(1).all(|after| {
+        after
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !escapes_valid {
+        return None;
     }
-    String::from_utf8(out).ok()
+    let s = match plus_is_space {
+        true => std::borrow::Cow::Owned(s.replace('+', " ")),
+        false => std::borrow::Cow::Borrowed(s),
+    };
+    let decoded = percent_encoding::percent_decode_str(&s)
+        .decode_utf8()
+        .ok()?;
+    Some(decoded.into_owned())
 }
 
 /// The `labelpress barcode` subcommand: `opts` are `key=value` strings with
@@ -364,6 +352,12 @@ mod tests {
         assert!(decode_query("fg=%zz").is_err());
         assert!(decode_query("fg=%+1").is_err());
         assert!(decode_query("fg=%é").is_err());
+        assert!(decode_query("fg=%4").is_err());
+        // An escaped plus is a plus; only a bare one is a space.
+        assert_eq!(
+            decode_query("t=a%2Bb+c").unwrap(),
+            vec![("t".into(), "a+b c".into())]
+        );
     }
 
     #[test]

@@ -71,6 +71,14 @@ pub struct Gauges {
     /// Render worker processes started to replace one that was stopped at
     /// a deadline or died (a counter kept by the renderer).
     pub workers_replaced: u64,
+    /// The server process's own figures (`None` off Linux).
+    pub process: Option<super::process_metrics::ProcessStats>,
+}
+
+/// A label value escaped for the text format: `\` and `"` (a newline
+/// cannot occur in a route pattern or a version).
+fn label_value(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 impl Metrics {
@@ -81,6 +89,7 @@ impl Metrics {
     }
 
     pub fn render(&self, gauges: &Gauges) -> String {
+        let gauges_process = gauges.process.as_ref();
         let mut out = String::new();
         out.push_str(
             "# HELP labelpress_requests_total Requests answered, by route pattern and status.\n\
@@ -88,7 +97,7 @@ impl Metrics {
         );
         if let Ok(map) = self.requests.lock() {
             for ((route, status), n) in map.iter() {
-                let route = route.replace('\\', "\\\\").replace('"', "\\\"");
+                let route = label_value(route);
                 let _ = writeln!(
                     out,
                     "labelpress_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
@@ -147,6 +156,18 @@ impl Metrics {
                 out,
                 "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
             );
+        }
+        let build = crate::build_info::BUILD;
+        let _ = writeln!(
+            out,
+            "# HELP labelpress_build_info The running build: its version and Typst's; always 1.\n\
+             # TYPE labelpress_build_info gauge\n\
+             labelpress_build_info{{version=\"{}\",typst=\"{}\"}} 1",
+            label_value(build.version),
+            label_value(build.typst)
+        );
+        if let Some(process) = gauges_process {
+            process.write(&mut out);
         }
         out
     }

@@ -5,7 +5,7 @@
 //!   render [`pool`]) and `GET /v1/doc/runtime-config`;
 //! - barcode: [`crate::barcode::service::router`];
 //! - verify: the verification service's router, in-process;
-//! - always: `/healthz`, `/readyz`, `/metrics`, `/openapi.json` ([`probes`]),
+//! - always: `/healthz`, `/readyz`, `/metrics`, `/version`, `/openapi.json` ([`probes`]),
 //!   API-005 fallbacks, and [`request_id`] around everything.
 //!
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
@@ -13,13 +13,16 @@
 
 pub mod data_dir;
 pub mod edge;
+pub mod etag;
 pub mod metrics;
 pub mod pool;
 pub mod probes;
+pub mod process_metrics;
 pub mod render;
 pub mod request_id;
 pub mod state;
 pub mod tls;
+pub mod trace_context;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -302,6 +305,7 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics))
+        .route("/version", get(probes::version))
         .route("/openapi.json", get(probes::openapi));
     if services.render {
         let published = match &state.engine {

@@ -1,5 +1,5 @@
 //! Public routes beside the render route: liveness, readiness, metrics,
-//! runtime-config, the OpenAPI document, and the API-005 fallbacks.
+//! version, runtime-config, the OpenAPI document, and the API-005 fallbacks.
 
 use std::sync::atomic::Ordering;
 
@@ -47,6 +47,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
         workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
+        process: super::process_metrics::ProcessStats::read(),
     };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
@@ -65,13 +66,15 @@ pub async fn openapi() -> Response {
         .into_response()
 }
 
+/// `GET /version`: which build answers (name, version, Typst's version,
+/// git commit, target, profile).
+pub async fn version() -> Json<crate::build_info::BuildInfo> {
+    Json(crate::build_info::BUILD)
+}
+
 /// `GET /v1/doc/runtime-config`: the serialised [`RuntimeConfig`](crate::config::RuntimeConfig), with an ETag.
 pub fn runtime_config(headers: &HeaderMap, body: &str, etag: &str) -> Response {
-    let matches = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    if matches {
+    if super::etag::not_modified(headers, etag) {
         return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag.to_string())]).into_response();
     }
     (

@@ -18,6 +18,7 @@ mod literal_text;
 mod measured_boxes;
 mod metadata_hostile;
 mod openapi;
+mod operations;
 mod package;
 mod postgres;
 mod quickstart;

@@ -97,7 +97,9 @@ pub fn start_on(addr: &str, data_dir: &Path, args: &[&str]) -> Server {
     start_with_log(addr, data_dir, args, None)
 }
 
-/// As [`start`], with the request log (`RUST_LOG=info`) written to `log`.
+/// As [`start`], with the request log (`RUST_LOG=info`) and anything else
+/// the server writes (standard output and error) in `log`. `NO_COLOR` is
+/// unset: a log going to a file must be plain by itself.
 pub fn start_logged(data_dir: &Path, args: &[&str], log: &Path) -> Server {
     start_with_log(&free_addr(), data_dir, args, Some(log))
 }
@@ -120,22 +122,29 @@ fn start_with(
     env: &[(&str, &str)],
 ) -> Server {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (level, stdout) = match log {
-        Some(path) => ("info", Stdio::from(std::fs::File::create(path).unwrap())),
-        None => ("warn", Stdio::null()),
-    };
-    let child = Command::new(binary())
+    let mut command = Command::new(binary());
+    command
         .args(["serve", "--listen", addr, "--no-system-fonts"])
         .arg("--data-dir")
         .arg(data_dir)
         .args(["--admin-token", ADMIN, "--system-token", SYSTEM])
         .args(&args)
-        .env("RUST_LOG", level)
-        .env("NO_COLOR", "1")
-        .envs(env.iter().copied())
-        .stdout(stdout)
-        .spawn()
-        .unwrap();
+        .envs(env.iter().copied());
+    match log {
+        Some(path) => {
+            let file = std::fs::File::create(path).unwrap();
+            command
+                .env("RUST_LOG", "info")
+                .env_remove("NO_COLOR")
+                .stderr(file.try_clone().unwrap())
+                .stdout(file)
+        }
+        None => command
+            .env("RUST_LOG", "warn")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null()),
+    };
+    let child = command.spawn().unwrap();
     let mut server = Server {
         child,
         addr: addr.to_string(),
