@@ -231,31 +231,8 @@ pub fn cause(e: &reqwest::Error) -> Cause {
     let mut innermost = e.to_string();
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(error) = next {
-        if let Some(tls) = as_tls(error) {
-            return Cause::Tls(tls.to_string());
-        }
-        if let Some(io) = error.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => return Cause::ConnectionRefused,
-                std::io::ErrorKind::TimedOut => return Cause::TimedOut,
-                _ => {}
-            }
-            // A custom I/O error's `source` skips the error it wraps.
-            if let Some(tls) = io
-                .get_ref()
-                .and_then(|inner| as_tls(inner as &(dyn std::error::Error + 'static)))
-            {
-                return Cause::Tls(tls.to_string());
-            }
-        }
-        // hyper-util's resolver failure is "dns error" over the
-        // system's getaddrinfo message.
-        if error.to_string() == "dns error" {
-            let detail = error
-                .source()
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "dns error".into());
-            return Cause::UnknownHost(detail);
+        if let Some(cause) = known_cause(error) {
+            return cause;
         }
         innermost = error.to_string();
         next = error.source();
@@ -263,8 +240,29 @@ pub fn cause(e: &reqwest::Error) -> Cause {
     Cause::Other(innermost)
 }
 
-fn as_tls<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> Option<&'a tokio_rustls::rustls::Error> {
-    error.downcast_ref()
+/// The cause `error` itself names, looking inside I/O errors: a custom I/O
+/// error's `source` skips the error it wraps, and TLS failures arrive as an
+/// I/O error in an I/O error around rustls's.
+fn known_cause(error: &(dyn std::error::Error + 'static)) -> Option<Cause> {
+    if let Some(tls) = error.downcast_ref::<tokio_rustls::rustls::Error>() {
+        return Some(Cause::Tls(tls.to_string()));
+    }
+    if let Some(io) = error.downcast_ref::<std::io::Error>() {
+        match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => return Some(Cause::ConnectionRefused),
+            std::io::ErrorKind::TimedOut => return Some(Cause::TimedOut),
+            _ => {}
+        }
+        let inner: &(dyn std::error::Error + 'static) = io.get_ref()?;
+        return known_cause(inner);
+    }
+    // hyper-util's resolver failure is "dns error" over the system's
+    // getaddrinfo message.
+    if error.to_string() == "dns error" {
+        let detail = error
+            .source()
+            .map_or_else(|| "dns error".into(), |s| s.to_string());
+        return Some(Cause::UnknownHost(detail));
+    }
+    None
 }
