@@ -21,16 +21,11 @@ fn engine() -> Engine {
     Engine::new(Default::default(), &FontOptions::EMBEDDED, None)
 }
 
-/// Invoices from ../shared/bench/gen_requests.py, or from the copy in
-/// benches/data when the clone stands alone.
+/// Invoices from benches/data/gen_requests.py, the generator the performance
+/// goals are measured on.
 fn invoices(kind: &str, count: usize) -> Vec<Value> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/bench/gen_requests.py");
-    let script = if shared.exists() {
-        shared
-    } else {
-        root.join("benches/data/gen_requests.py")
-    };
+    let script = root.join("benches/data/gen_requests.py");
     let dir = tempfile::tempdir().unwrap();
     let ok = Command::new("python3")
         .arg(&script)

@@ -14,8 +14,8 @@
 //! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
 //! dependencies; a release build of typst takes ~17 minutes on 2 cores), or
 //! one group: `cargo bench --profile dev --bench render -- label_scripts`.
-//! Label documents come from ../shared/bench/gen_requests.py when it exists,
-//! else from examples/label.json.
+//! Label documents come from benches/data/gen_requests.py (the generator the
+//! performance goals are measured on), else from examples/label.json.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,7 +28,7 @@ use labelpress::Engine;
 /// The benchmark labels as JSON values.
 fn labels() -> Vec<serde_json::Value> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("../shared/bench/gen_requests.py");
+    let script = root.join("benches/data/gen_requests.py");
     let dir = tempfile::tempdir().unwrap();
     let generated = script.exists()
         && Command::new("python3")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the font packages the default fallback order names (README
-# "Fonts"): Debian's fonts-noto-core (Arabic, Hebrew, Thai, the Indic scripts,
+# Installs the font packages the default fallback order names
+# (docs/fonts.md): Debian's fonts-noto-core (Arabic, Hebrew, Thai, the Indic scripts,
 # symbols and more) and fonts-noto-cjk (Chinese, Japanese, Korean). Does
 # nothing when they are installed; on a system without apt-get it says what
 # to install instead.

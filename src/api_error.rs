@@ -1,4 +1,4 @@
-//! The error codes of the render route (DECISIONS section 2) and their JSON body.
+//! The error codes of the render route (docs/http-api.md, "Errors") and their JSON body.
 //! The CLI prints the same body, so `labelpress check` shows what the service answers.
 //!
 //! [`ApiError`] implements `IntoResponse` once: status, the JSON body, the
@@ -58,7 +58,7 @@ pub enum ApiError {
 }
 
 /// `{"error": true, "code", "message", "req_id", "details"?}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     pub error: bool,
     pub code: &'static str,

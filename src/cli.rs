@@ -86,6 +86,12 @@ pub enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
+    /// Print the OpenAPI 3.1 document of the HTTP API (as `GET /openapi.json`).
+    Openapi {
+        /// Print the DocumentRequest's JSON Schema (2020-12) instead.
+        #[arg(long)]
+        request_schema: bool,
+    },
     /// Print a shell completion script (e.g. `labelpress completions bash >
     /// /etc/bash_completion.d/labelpress`).
     Completions {
@@ -106,7 +112,7 @@ pub enum Command {
     RenderWorker,
 }
 
-/// `labelpress serve` (DECISIONS section 1). Every flag has a `LABELPRESS_*` twin.
+/// `labelpress serve` (docs/operations.md). Every flag has a `LABELPRESS_*` twin.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
@@ -377,6 +383,18 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             Ok(Exit::Success)
         }
         Command::Token(args) => crate::verify::cli::run(args),
+        Command::Openapi { request_schema } => {
+            let document = if request_schema {
+                crate::request_schema::document_request()
+            } else {
+                crate::openapi::document()
+            };
+            out(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&document).unwrap_or_default()
+            ));
+            Ok(Exit::Success)
+        }
         Command::Completions { shell } => {
             Destination::Stdout.write(&generated_docs::completions(shell))?;
             Ok(Exit::Success)

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
 
 /// Defaults and limits of one running service (or one CLI invocation).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RuntimeConfig {
     pub defaults: StyleDefaults,
@@ -19,7 +19,7 @@ pub struct RuntimeConfig {
 }
 
 /// Where characters go that a text's own family lacks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FontFallback {
     /// Families tried in this order, after the text's own family, for each
@@ -72,7 +72,7 @@ impl Default for FontFallback {
 
 /// System defaults, the last step of the style resolution chain
 /// (element field, then `settings.defaults`, then these).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct StyleDefaults {
     /// Family used when a text style names none. It is embedded in the binary.
@@ -120,7 +120,7 @@ impl Default for StyleDefaults {
 
 /// Bounds on the work one request may cause. Typst compiles cannot be
 /// cancelled, so every bound is checked before compiling.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Largest accepted request body in bytes.
@@ -322,7 +322,7 @@ impl Default for Limits {
 }
 
 /// Where renders run ([`Limits::render_isolation`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Isolation {
     Process,
@@ -331,7 +331,9 @@ pub enum Isolation {
 
 /// A nice increment, 0 to 19: how much lower a thread's priority is set than
 /// the priority it started with. Lowering needs no privilege.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(try_from = "i64", into = "i64")]
 pub struct Nice(i8);
 

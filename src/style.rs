@@ -186,7 +186,7 @@ pub fn resolve_stroke(
     }
 }
 
-/// Dash presets scale with the stroke width (DECISIONS 3); `custom` is in mm.
+/// Dash presets scale with the stroke width (docs/document-request.md); `custom` is in mm.
 fn dash_lengths(dash: &Dash, width: f64) -> Option<(Vec<f64>, f64)> {
     let phase = dash.phase.unwrap_or(0.0);
     let unit = width.max(0.1);

@@ -1,4 +1,4 @@
-//! The administration API under `/admin/api` (DECISIONS section 5) over a
+//! The administration API under `/admin/api` (docs/admin-api.md) over a
 //! real socket: the admin token guard, every call, status values, input
 //! errors, and secrets that are shown once and stored only hashed.
 

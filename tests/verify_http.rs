@@ -1,5 +1,5 @@
 //! `POST /v1/verify` over a real socket: every case of the spec's part B
-//! and DECISIONS section 5, concurrency, and the in-process verifier.
+//! and docs/admin-api.md, concurrency, and the in-process verifier.
 
 mod verify_support;
 

@@ -1,4 +1,4 @@
-//! The render route's token cache and blacklist (DECISIONS section 4), in
+//! The render route's token cache and blacklist (docs/http-api.md, "Authentication and usage"), in
 //! sled trees under `<data-dir>/render/`. Keys are SHA-256 hashes of tokens;
 //! the plain token is never stored here.
 

@@ -1,4 +1,4 @@
-//! Rate limits of the render route (DECISIONS section 4): one per token, with
+//! Rate limits of the render route (docs/http-api.md, "Authentication and usage"): one per token, with
 //! the quota the verifier's answer carries or the configured default, and one
 //! per client address that only failed authentications draw from
 //! ([`FailedAuth`], which the verifier's routes use too).

@@ -1,4 +1,4 @@
-//! Authentication of the render route (DECISIONS section 4): bearer token,
+//! Authentication of the render route (docs/http-api.md, "Authentication and usage"): bearer token,
 //! sled-backed cache with a locally counted-down balance, blacklist, rate
 //! limits, and the durable usage outbox that the [`reporter`] drains into the
 //! verifier. The verifier is anything implementing

@@ -1,4 +1,4 @@
-//! The durable usage outbox (DECISIONS section 4).
+//! The durable usage outbox (docs/http-api.md, "Authentication and usage").
 //!
 //! Every successful render adds +1 to the token's `pending` count and is
 //! flushed to disk before the 200 is sent, so no answered render is lost to a

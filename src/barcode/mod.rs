@@ -28,8 +28,8 @@ use std::str::FromStr;
 
 pub use error::BarcodeError;
 pub use options::{
-    parameters_of, Bearer, DmShape, Options, Px, QrEcl, Rgb, MAX_BEARER, MAX_MARGIN, MAX_PIXELS,
-    PDF417_MAX_CODEWORDS,
+    parameters_of, Bearer, DmShape, Options, Px, QrEcl, Rgb, COMMON, MAX_BEARER, MAX_MARGIN,
+    MAX_PIXELS, PDF417_MAX_CODEWORDS,
 };
 pub use service::cli_svg;
 pub use symbol::{maxi, Run, Symbol};

@@ -179,7 +179,8 @@ impl Default for Options {
 pub const PDF417_MAX_CODEWORDS: u32 = 928;
 
 /// Parameters every symbology takes.
-const COMMON: &[&str] = &["width", "height", "rotate", "margin", "m", "fg", "bg"];
+/// Parameters of every symbology (`m` is short for `margin`).
+pub const COMMON: &[&str] = &["width", "height", "rotate", "margin", "m", "fg", "bg"];
 
 /// The symbology-specific parameters of `s`.
 pub fn parameters_of(s: Symbology) -> &'static [&'static str] {

@@ -1,7 +1,7 @@
 //! Fonts: DejaVu Sans embedded (so Latin, Greek, Cyrillic, Arabic and
 //! Hebrew render with nothing installed), then an optional `--fonts DIR`,
 //! then the system's fonts (Debian's `fonts-noto-core` and `fonts-noto-cjk`
-//! give the other scripts: README "Fonts").
+//! give the other scripts: docs/fonts.md).
 //!
 //! Scanned fonts are only indexed at start (family, variant, coverage); a
 //! face's file is mapped into memory the first time a text needs it, so a

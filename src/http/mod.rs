@@ -1,12 +1,12 @@
 //! The HTTP server (`labelpress serve`): one axum router for the services a
-//! node runs (DECISIONS section 1).
+//! node runs (docs/operations.md).
 //!
 //! - [`render`]: `POST /api/v1/label` (auth in [`crate::auth`], the bounded
 //!   render [`pool`]) and `GET /v1/doc/runtime-config`;
 //! - barcode: [`crate::barcode::service::router`];
 //! - verify: the verification service's router, in-process;
-//! - always: `/healthz`, `/readyz`, `/metrics` ([`probes`]), API-005 fallbacks,
-//!   and [`request_id`] around everything.
+//! - always: `/healthz`, `/readyz`, `/metrics`, `/openapi.json` ([`probes`]),
+//!   API-005 fallbacks, and [`request_id`] around everything.
 //!
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
 //! bodies, a cap on connections, and TLS when [`tls`] is configured.
@@ -301,7 +301,8 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     let mut app = Router::new()
         .route("/healthz", get(probes::healthz))
         .route("/readyz", get(probes::readyz))
-        .route("/metrics", get(probes::metrics));
+        .route("/metrics", get(probes::metrics))
+        .route("/openapi.json", get(probes::openapi));
     if services.render {
         let config_json = serde_json::to_string(state.config.as_ref()).unwrap_or_default();
         let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));

@@ -1,5 +1,5 @@
 //! Public routes beside the render route: liveness, readiness, metrics,
-//! runtime-config, and the API-005 fallbacks.
+//! runtime-config, the OpenAPI document, and the API-005 fallbacks.
 
 use std::sync::atomic::Ordering;
 
@@ -19,7 +19,7 @@ pub async fn healthz() -> &'static str {
 
 /// Ready while the stores are open and shutdown has not begun. A remote
 /// verifier being down does not make the node unready: cached tokens keep
-/// rendering (DECISIONS section 4); its last known state is reported.
+/// rendering (docs/http-api.md, "Authentication and usage"); its last known state is reported.
 pub async fn readyz(State(state): State<AppState>) -> Response {
     let ready = state.ready.load(Ordering::Relaxed);
     let verifier = match state.verifier {
@@ -51,6 +51,16 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         state.metrics.render(&gauges),
+    )
+        .into_response()
+}
+
+/// `GET /openapi.json`: the document of every route ([`crate::openapi`]),
+/// whatever services this node runs.
+pub async fn openapi() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        crate::openapi::bytes(),
     )
         .into_response()
 }

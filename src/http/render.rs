@@ -1,4 +1,4 @@
-//! `POST /api/v1/label`. Checks run in the order of DECISIONS section 2:
+//! `POST /api/v1/label`. Checks run in the order of docs/http-api.md ("Errors"):
 //! auth (401/403/429/502), then the body (413, 415, 400, 422), then the
 //! render (503 when the pool is full or the deadline passes, 500 when no PDF
 //! comes out). Only a 200 is charged; everything else gives the reserved
@@ -138,7 +138,7 @@ async fn produce(
     // charge is on disk (the outbox's flusher delivers it), so this task is
     // woken once for both. A job the pool refuses (queue full) or withdraws
     // unstarted (deadline) is validated on its own, so that a bad body still
-    // answers 400/422 rather than 503 (DECISIONS 2).
+    // answers 400/422 rather than 503 (docs/http-api.md).
     let job = {
         let body = body.clone();
         let auth = auth.clone();

@@ -1,4 +1,4 @@
-//! The flow of a page (DECISIONS section 3): tables and stacks run in
+//! The flow of a page (docs/document-request.md, "Tables and stacks"): tables and stacks run in
 //! ascending `y` (ties in array order), each starting at its own `y` or right
 //! after the previous one, whichever is lower. What does not fit continues on
 //! continuation sheets at `continuation_top` (the content-box top, never

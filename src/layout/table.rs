@@ -469,7 +469,7 @@ fn resolve_side(side: Option<&StrokeOrOff>, env: &TableEnv) -> Option<ResolvedSt
     }
 }
 
-/// Column widths (DECISIONS / spec "Width rules"): fixed, then percent of
+/// Column widths (docs/document-request.md, "Tables and stacks"): fixed, then percent of
 /// `table.width`, then auto columns share the rest in proportion to their
 /// content's natural (unwrapped) width.
 fn column_widths(

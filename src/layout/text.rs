@@ -186,7 +186,7 @@ impl<'a> Measurer<'a> {
         move |text: &str, b: bool, l: bool| {
             let stack = if b { &bold } else { &regular };
             let s = if l { size * 1.5 } else { size };
-            stack.width(text) * s * PT_MM
+            stack.width(&with_sheet_numbers(text)) * s * PT_MM
         }
     }
 
@@ -208,6 +208,26 @@ impl<'a> Measurer<'a> {
         }
         None
     }
+}
+
+/// What `{page}` and `{total_pages}` are measured as: four digits.
+///
+/// Sheet numbers are known only after pagination, and pagination needs every
+/// text's lines first, so a line holding them is broken and sized with this
+/// stand-in, never with the placeholder's own letters (which would wrap
+/// "Page {page} of {total_pages}" where "Page 1 of 2" fits). Four digits
+/// cover `limits.sheets` (2,000 by default), so the printed line is never
+/// wider than the measured one up to 9,999 sheets.
+const SHEET_NUMBER_STAND_IN: &str = "0000";
+
+fn with_sheet_numbers(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('{') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.replace("{page}", SHEET_NUMBER_STAND_IN)
+            .replace("{total_pages}", SHEET_NUMBER_STAND_IN),
+    )
 }
 
 #[cfg(test)]
@@ -263,6 +283,25 @@ mod tests {
         let (w, h) = f.box_size(&s);
         assert!((w - 4.0 * CHAR_MM).abs() < 1e-9, "{w}");
         assert!((h - 2.0 * 7.2 * PT_MM).abs() < 1e-9, "{h}");
+    }
+
+    #[test]
+    fn sheet_numbers_are_measured_as_four_digits_not_as_their_placeholders() {
+        // "Page 0000 of 0000" is 17 characters: it fits 17, where the
+        // placeholders' own 28 characters would wrap before {total_pages}.
+        let s = ResolvedText {
+            width: Some(17.0 * CHAR_MM),
+            ..style()
+        };
+        let f = fit("Page {page} of {total_pages}", &s);
+        assert_eq!(texts(&f), ["Page {page} of {total_pages}"]);
+        assert!((f.widest() - 17.0 * CHAR_MM).abs() < 1e-9, "{}", f.widest());
+        let narrower = ResolvedText {
+            width: Some(16.0 * CHAR_MM),
+            ..style()
+        };
+        let f = fit("Page {page} of {total_pages}", &narrower);
+        assert_eq!(texts(&f), ["Page {page} of", "{total_pages}"]);
     }
 
     #[test]

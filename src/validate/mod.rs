@@ -31,7 +31,7 @@ use crate::pdf::Profile;
 pub const MAX_VIOLATIONS: usize = 100;
 
 /// One broken rule, with the JSON path of the offending value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Violation {
     pub path: String,
     pub message: String,

@@ -1,4 +1,4 @@
-//! Token administration (DECISIONS section 5): the operations behind
+//! Token administration (docs/admin-api.md): the operations behind
 //! `/admin/api`, their request and answer bodies and their errors.
 
 use axum::http::StatusCode;
@@ -92,7 +92,7 @@ impl From<UpdateError> for AdminError {
 }
 
 /// `POST /admin/api/tokens`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewToken {
     pub account: String,
@@ -105,7 +105,7 @@ pub struct NewToken {
 }
 
 /// The answer to `POST /admin/api/tokens`: the only time `token` is shown.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct CreatedToken {
     pub id: String,
     pub token: String,
@@ -117,7 +117,7 @@ pub struct CreatedToken {
 }
 
 /// A token as lists show it (never its secret).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct TokenView {
     pub id: String,
     pub hint: String,
@@ -133,7 +133,7 @@ pub struct TokenView {
 }
 
 /// `GET /admin/api/tokens/{id}`: the token and its recent deductions.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct TokenDetail {
     #[serde(flatten)]
     pub token: TokenView,
@@ -141,19 +141,19 @@ pub struct TokenDetail {
     pub usage: Vec<Usage>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopUp {
     pub amount: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expiry {
     pub expires_at: Option<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct AccountView {
     pub account: String,
     pub banned: bool,

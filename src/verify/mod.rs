@@ -1,5 +1,5 @@
 //! The token verification service (part B of
-//! `barcode-and-verification-services.md`, DECISIONS section 5).
+//! `docs/admin-api.md`).
 //!
 //! What the server mounts and the render side calls (kept stable):
 //! - [`VerifyService::open`]`(data_dir: &Path, admin_token: Option<String>)

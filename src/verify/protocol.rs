@@ -2,7 +2,7 @@
 //! (`POST /v1/verify`, in [`crate::verify`]) and the render route's
 //! authenticator, which calls it in-process or over HTTP through the
 //! [`Verifier`] trait. Bodies and statuses follow part B of
-//! `barcode-and-verification-services.md` and DECISIONS section 5.
+//! `docs/admin-api.md`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -36,14 +36,14 @@ impl VerifyCall {
 }
 
 /// Per-token rate limit (extension field of the 200 body).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RateLimit {
     pub per_second: u32,
     pub burst: u32,
 }
 
 /// The 200 body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Granted {
     /// Always `"ok"`.
     pub status: String,
@@ -111,7 +111,7 @@ impl Rejection {
 }
 
 /// The error body of a rejection: `{error, message}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RejectionBody {
     pub error: String,
     pub message: String,
@@ -125,7 +125,7 @@ pub enum Verdict {
 }
 
 /// The verifier could not answer (network down, 5xx, timeout): the caller
-/// decides from its cache (DECISIONS section 4; API-502 when uncached).
+/// decides from its cache (docs/http-api.md, "Authentication and usage"; API-502 when uncached).
 #[derive(Debug, thiserror::Error)]
 #[error("verifier unavailable: {0}")]
 pub struct Unavailable(pub String);

@@ -54,7 +54,7 @@ pub struct PendingKey {
 }
 
 /// One deduction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Usage {
     /// Unix milliseconds.
     pub at: i64,

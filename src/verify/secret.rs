@@ -1,4 +1,4 @@
-//! Token secrets, ids and their digests (DECISIONS section 5): `lp_` + 32
+//! Token secrets, ids and their digests (docs/admin-api.md): `lp_` + 32
 //! base62 characters from the OS RNG; stored only as SHA-256; the first 8
 //! characters are the hint lists show; ids are `tok_` + 12 base62 characters.
 

@@ -169,7 +169,7 @@ async fn a_full_queue_and_a_passed_deadline_answer_503_and_charge_nothing() {
     );
     assert!(full.header("retry-after").is_some());
     // A bad body is still 422 with no slot free: the body is checked before
-    // overload is (DECISIONS 2).
+    // overload is (docs/http-api.md).
     let mut invalid = label("invalid");
     invalid["pages"][0]["elements"][0]["colour"] = "#000000".into();
     let body = render(b, &token, &invalid)

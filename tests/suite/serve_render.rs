@@ -1,5 +1,5 @@
 //! `POST /api/v1/label` over a real socket against the real in-process
-//! verifier: every error code of DECISIONS section 2, the auth cases of
+//! verifier: every error code of docs/http-api.md ("Errors"), the auth cases of
 //! section 4, PDFs read back, and charging.
 
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! Where an image element's bytes come from: its `data` field is a data URI,
-//! a file name under the resource folder, or Base64 (DECISIONS 3, "Images").
+//! a file name under the resource folder, or Base64 (docs/document-request.md, "Elements").
 //! Nothing is ever read from the network or outside that folder.
 
 use std::path::{Path, PathBuf};

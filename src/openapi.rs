@@ -1,0 +1,789 @@
+//! The OpenAPI 3.1 document of every route a node can serve, whatever its
+//! `--services`: `GET /openapi.json` and `labelpress openapi`.
+//!
+//! Bodies are schemas generated from the types the handlers serialise and
+//! deserialise (schemars, dialect 2020-12); error bodies are described per
+//! service as they are: the render API's `{error: true, code, ...}` (codes
+//! from [`ApiError`] itself), the barcode service's plain text, and the
+//! verifier's `{error, message}`. docs/http-api.md and docs/admin-api.md
+//! are the prose for the same routes.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use schemars::gen::SchemaGenerator;
+use schemars::JsonSchema;
+use serde_json::{json, Map, Value};
+
+use crate::api_error::{ApiError, ErrorBody};
+use crate::barcode::{parameters_of, Symbology, COMMON};
+use crate::config::RuntimeConfig;
+use crate::model::RawRequest;
+use crate::request_schema::{self, DIALECT};
+use crate::verify::admin::{
+    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp,
+};
+use crate::verify::protocol::{Granted, Rejection, RejectionBody};
+
+/// The document, serialised once: it depends on nothing but the binary.
+pub fn bytes() -> &'static [u8] {
+    static BYTES: LazyLock<Vec<u8>> =
+        LazyLock::new(|| serde_json::to_vec(&document()).expect("a JSON value serialises"));
+    &BYTES
+}
+
+/// The OpenAPI 3.1 document.
+pub fn document() -> Value {
+    let mut schemas = Schemas::new();
+    let paths = json!({
+        "/api/v1/label": {"post": render_label(&mut schemas)},
+        "/v1/doc/runtime-config": {"get": runtime_config(&mut schemas)},
+        "/barcode/{symbology}/{content}": {"get": barcode()},
+        "/barcode/{symbology}/": {"get": barcode_without_content("/barcode/{symbology}/")},
+        "/barcode/{symbology}": {"get": barcode_without_content("/barcode/{symbology}")},
+        "/v1/verify": {"post": verify(&mut schemas)},
+        "/admin": {"get": dashboard()},
+        "/admin/api/tokens": {
+            "get": admin_list_tokens(&mut schemas),
+            "post": admin_create_token(&mut schemas),
+        },
+        "/admin/api/tokens/{id}": {"get": admin_show_token(&mut schemas)},
+        "/admin/api/tokens/{id}/topup": {"post": admin_change::<TopUp>(&mut schemas, "topup", "Adds `amount` units to the balance.")},
+        "/admin/api/tokens/{id}/expiry": {"post": admin_change::<Expiry>(&mut schemas, "expiry", "Sets or clears (`null`) the expiry.")},
+        "/admin/api/tokens/{id}/revoke": {"post": admin_revoke(&mut schemas)},
+        "/admin/api/accounts/{account}/ban": {"post": admin_ban(&mut schemas, true)},
+        "/admin/api/accounts/{account}/unban": {"post": admin_ban(&mut schemas, false)},
+        "/healthz": {"get": healthz()},
+        "/readyz": {"get": readyz()},
+        "/metrics": {"get": metrics()},
+        "/version": {"get": version()},
+        "/openapi.json": {"get": openapi()},
+    });
+    json!({
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": DIALECT,
+        "info": {
+            "title": "labelpress",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "JSON document descriptions to print-exact PDF, a barcode SVG service and a token verification service. A node serves the routes of the services it runs (`--services render,barcode,verify`); `/healthz`, `/readyz`, `/metrics`, `/version` and `/openapi.json` always. Any other path answers 404 and a known path with another method 405, both with the render API's JSON error body (code API-005). Every answer carries an `X-Request-Id` header; a connection beyond `limits.max_connections`, or opened while the server shuts down, gets 503 API-503 with `Retry-After`.",
+            "license": {"name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0"},
+        },
+        "tags": [
+            {"name": "render", "description": "DocumentRequest to PDF."},
+            {"name": "barcode", "description": "Barcode symbols as SVG."},
+            {"name": "verify", "description": "Token verification."},
+            {"name": "admin", "description": "Token administration (the admin token)."},
+            {"name": "node", "description": "Probes, metrics and this document."},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": schemas.finish(),
+            "securitySchemes": {
+                "token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A token created through the admin API (or the node's `--system-token`).",
+                },
+                "adminToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The verifier's admin token (`--admin-token`).",
+                },
+            },
+            "headers": {
+                "X-Request-Id": {
+                    "description": "The request's id (a UUID v4), also `req_id` in the render API's error bodies and in the request log.",
+                    "schema": {"type": "string", "format": "uuid"},
+                },
+                "Retry-After": {
+                    "description": "Seconds to wait before retrying.",
+                    "schema": {"type": "integer", "minimum": 1},
+                },
+                "WWW-Authenticate": {
+                    "description": "`Bearer`.",
+                    "schema": {"type": "string", "const": "Bearer"},
+                },
+            },
+        },
+    })
+}
+
+/// Component schemas, generated into `#/components/schemas/`.
+struct Schemas(SchemaGenerator);
+
+impl Schemas {
+    fn new() -> Schemas {
+        Schemas(SchemaGenerator::new(request_schema::settings(
+            "#/components/schemas/",
+        )))
+    }
+
+    /// A reference to `T`'s schema (or the schema itself, for a type
+    /// schemars inlines), its definitions added to the components.
+    fn of<T: JsonSchema>(&mut self) -> Value {
+        serde_json::to_value(self.0.subschema_for::<T>()).expect("a schema serialises")
+    }
+
+    fn finish(mut self) -> Map<String, Value> {
+        self.0
+            .take_definitions()
+            .into_iter()
+            .map(|(name, schema)| (name, serde_json::to_value(schema).expect("serialises")))
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------- bodies
+
+fn json_body(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+fn header_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/components/headers/{name}")})
+}
+
+/// A response with `X-Request-Id` and the `extra` headers.
+fn response(description: &str, content: Option<Value>, extra: &[&str]) -> Value {
+    let mut headers = Map::new();
+    for name in ["X-Request-Id"].iter().chain(extra) {
+        headers.insert(name.to_string(), header_ref(name));
+    }
+    let mut r = json!({"description": description, "headers": headers});
+    if let Some(content) = content {
+        r["content"] = content;
+    }
+    r
+}
+
+/// One of every render API error, for their codes, statuses and headers.
+fn api_errors() -> Vec<ApiError> {
+    let retry_after_s = 1;
+    vec![
+        ApiError::InvalidJson(String::new()),
+        ApiError::Validation(Vec::new()),
+        ApiError::PayloadTooLarge { limit: 0 },
+        ApiError::UnsupportedMediaType(String::new()),
+        ApiError::NotFound,
+        ApiError::MethodNotAllowed,
+        ApiError::Unauthorized(String::new()),
+        ApiError::Forbidden(String::new()),
+        ApiError::RateLimited { retry_after_s },
+        ApiError::Internal(String::new()),
+        ApiError::Render(String::new()),
+        ApiError::VerifierUnavailable { retry_after_s },
+        ApiError::Overloaded {
+            message: String::new(),
+            retry_after_s,
+        },
+    ]
+}
+
+/// What each render API code means, for the response descriptions.
+fn code_meaning(code: &str) -> &'static str {
+    match code {
+        "API-001" => "the body is not JSON",
+        "API-002" => {
+            "the request breaks the schema or a rule; `details` lists every violation with its path"
+        }
+        "API-003" => "the body is larger than `limits.body_bytes`",
+        "API-004" => "the Content-Type is not `application/json`",
+        "API-005" => "no such route or method",
+        "API-101" => "Authorization is missing or not a bearer token",
+        "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
+        "API-103" => "a rate limit was hit",
+        "API-500" => "internal failure",
+        "API-501" => "the PDF could not be produced",
+        "API-502" => "the token verifier is unreachable and the token is not cached",
+        "API-503" => "the render queue is full or the render deadline passed",
+        _ => "",
+    }
+}
+
+/// The render API's error responses for `codes`, one per status: the
+/// `ErrorBody` with `code` limited to the codes of that status, and the
+/// headers those codes carry.
+fn api_error_responses(schemas: &mut Schemas, codes: &[&str]) -> BTreeMap<String, Value> {
+    let body = schemas.of::<ErrorBody>();
+    let mut by_status: BTreeMap<u16, Vec<ApiError>> = BTreeMap::new();
+    for error in api_errors()
+        .into_iter()
+        .filter(|e| codes.contains(&e.code()))
+    {
+        by_status.entry(error.status()).or_default().push(error);
+    }
+    by_status
+        .into_iter()
+        .map(|(status, errors)| {
+            let codes: Vec<&str> = errors.iter().map(ApiError::code).collect();
+            let description = errors
+                .iter()
+                .map(|e| format!("{}: {}", e.code(), code_meaning(e.code())))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut headers = Vec::new();
+            if errors.iter().any(|e| e.retry_after().is_some()) {
+                headers.push("Retry-After");
+            }
+            if status == 401 {
+                headers.push("WWW-Authenticate");
+            }
+            let schema = json!({
+                "allOf": [body, {"properties": {"code": {"enum": codes}}}],
+            });
+            (
+                status.to_string(),
+                response(&description, Some(json_body(schema)), &headers),
+            )
+        })
+        .collect()
+}
+
+/// The verifier's `{error, message}` body with `error` one of `errors`.
+fn verifier_error(schemas: &mut Schemas, errors: &[&str]) -> Value {
+    let body = schemas.of::<RejectionBody>();
+    let schema = json!({"allOf": [body, {"properties": {"error": {"enum": errors}}}]});
+    json_body(schema)
+}
+
+fn plain_text(example: &str) -> Value {
+    json!({"text/plain; charset=utf-8": {"schema": {"type": "string"}, "example": example}})
+}
+
+fn path_param(name: &str, description: &str) -> Value {
+    json!({"name": name, "in": "path", "required": true, "description": description, "schema": {"type": "string"}})
+}
+
+fn with_responses(mut operation: Value, responses: BTreeMap<String, Value>) -> Value {
+    let all = operation["responses"]
+        .as_object_mut()
+        .expect("operations are written with their responses");
+    all.extend(responses);
+    operation
+}
+
+// ---------------------------------------------------------------- render
+
+fn render_label(schemas: &mut Schemas) -> Value {
+    let request = schemas.of::<RawRequest>();
+    let operation = json!({
+        "tags": ["render"],
+        "operationId": "renderLabel",
+        "summary": "Render a DocumentRequest to PDF",
+        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the body (413, 415, 400, 422), the render (503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token. The body must not repeat a key in any object.",
+        "security": [{"token": []}],
+        "requestBody": {
+            "required": true,
+            "content": json_body(request),
+        },
+        "responses": {
+            "200": {
+                "description": "The PDF. With `settings.output.mode` `file`, `Content-Disposition: attachment` names it.",
+                "headers": {
+                    "X-Request-Id": header_ref("X-Request-Id"),
+                    "Content-Disposition": {
+                        "description": "Only in `file` mode: `attachment; filename=\"...\"` (and `filename*` for non-ASCII names).",
+                        "schema": {"type": "string"},
+                    },
+                },
+                "content": {"application/pdf": {"schema": {"type": "string", "contentMediaType": "application/pdf"}}},
+            },
+        },
+    });
+    let codes: Vec<&str> = api_errors()
+        .iter()
+        .map(ApiError::code)
+        .filter(|c| *c != "API-005")
+        .collect();
+    with_responses(operation, api_error_responses(schemas, &codes))
+}
+
+fn runtime_config(schemas: &mut Schemas) -> Value {
+    json!({
+        "tags": ["render"],
+        "operationId": "runtimeConfig",
+        "summary": "The defaults and limits the renderer uses",
+        "description": "Served by nodes running the render service. Conditional with `If-None-Match`.",
+        "parameters": [{
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "An ETag of an earlier answer (or `*`): 304 when it matches.",
+            "schema": {"type": "string"},
+        }],
+        "responses": {
+            "200": {
+                "description": "The runtime configuration.",
+                "headers": {"X-Request-Id": header_ref("X-Request-Id"), "ETag": {"description": "Strong validator of the configuration.", "schema": {"type": "string"}}},
+                "content": json_body(schemas.of::<RuntimeConfig>()),
+            },
+            "304": {
+                "description": "Unchanged since the ETag given.",
+                "headers": {"X-Request-Id": header_ref("X-Request-Id"), "ETag": {"description": "The configuration's ETag.", "schema": {"type": "string"}}},
+            },
+        },
+    })
+}
+
+// ---------------------------------------------------------------- barcode
+
+/// The barcode service's query parameters: the common ones, then each
+/// symbology-specific one with the symbologies that take it.
+fn barcode_parameters() -> Vec<Value> {
+    let mut names: Vec<&str> = COMMON.to_vec();
+    for s in Symbology::all() {
+        for p in parameters_of(*s) {
+            if !names.contains(p) {
+                names.push(p);
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let takers: Vec<&str> = Symbology::all()
+                .iter()
+                .filter(|s| parameters_of(**s).contains(&name))
+                .map(|s| s.name())
+                .collect();
+            let description = match name {
+                "width" | "height" => "Forced output size in px (up to 3 decimals).".to_string(),
+                "rotate" => "Clockwise degrees: 0, 90, 180 or 270.".to_string(),
+                "margin" => "Quiet zone on every side, in modules.".to_string(),
+                "m" => "Short for `margin`.".to_string(),
+                "fg" => "Bar colour, `RRGGBB` or `#RRGGBB`.".to_string(),
+                "bg" => "Background colour, `RRGGBB` or `#RRGGBB`.".to_string(),
+                _ => format!("Only for {}.", takers.join(", ")),
+            };
+            json!({"name": name, "in": "query", "required": false, "description": description, "schema": {"type": "string"}})
+        })
+        .collect()
+}
+
+fn symbology_param() -> Value {
+    let names: Vec<&str> = Symbology::all().iter().map(|s| s.name()).collect();
+    path_param(
+        "symbology",
+        &format!("The symbology: {}.", names.join(", ")),
+    )
+}
+
+fn barcode() -> Value {
+    let mut parameters = vec![
+        symbology_param(),
+        path_param(
+            "content",
+            "The data to encode, one percent-encoded path segment (`+` is a plus sign).",
+        ),
+        json!({
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "An ETag of an earlier answer: 304 when it matches.",
+            "schema": {"type": "string"},
+        }),
+    ];
+    parameters.extend(barcode_parameters());
+    let cache_headers = json!({
+        "X-Request-Id": header_ref("X-Request-Id"),
+        "ETag": {"description": "Strong validator over everything the SVG depends on.", "schema": {"type": "string"}},
+        "Cache-Control": {"description": "`public, max-age=31536000, immutable`: the SVG is a pure function of the URL.", "schema": {"type": "string"}},
+    });
+    json!({
+        "tags": ["barcode"],
+        "operationId": "barcodeSvg",
+        "summary": "A barcode symbol as SVG",
+        "description": "Each parameter at most once; unknown parameters, and parameters of another symbology, are refused.",
+        "parameters": parameters,
+        "responses": {
+            "200": {
+                "description": "The symbol.",
+                "headers": cache_headers,
+                "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+            },
+            "304": {"description": "Unchanged since the ETag given.", "headers": cache_headers},
+            "400": response("The request is invalid (symbology, content, a parameter); the body says why, in plain text.", Some(plain_text("unknown symbology 'nope'")), &[]),
+            "500": response("The encoder failed.", Some(plain_text("internal encoder failure")), &[]),
+            "503": response("Every encode slot is busy and the queue full.", Some(plain_text("the barcode service is busy")), &["Retry-After"]),
+        },
+    })
+}
+
+/// `/barcode/{symbology}/` and `/barcode/{symbology}`: the content is
+/// missing, always a 400 (after the symbology and parameters are checked).
+fn barcode_without_content(path: &str) -> Value {
+    json!({
+        "tags": ["barcode"],
+        "operationId": if path.ends_with('/') { "barcodeEmptyContent" } else { "barcodeNoContent" },
+        "summary": "Without content: always 400",
+        "description": "Answers the barcode service's plain-text 400 (rather than a JSON 404): an unknown symbology or parameter is named first, then the missing content.",
+        "parameters": [symbology_param()],
+        "responses": {
+            "400": response("Unknown symbology, bad parameter, or the content is empty.", Some(plain_text("the content is empty")), &[]),
+        },
+    })
+}
+
+// ---------------------------------------------------------------- verify
+
+fn verify(schemas: &mut Schemas) -> Value {
+    let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
+    for r in [
+        Rejection::BadRequest,
+        Rejection::MissingToken,
+        Rejection::InvalidToken,
+        Rejection::TokenExpired,
+        Rejection::QuotaExceeded,
+        Rejection::Banned,
+    ] {
+        by_status.entry(r.status()).or_default().push(r.error());
+    }
+    let mut responses = BTreeMap::new();
+    responses.insert(
+        "200".to_string(),
+        json!({
+            "description": "Granted: `count` units were deducted (none with `dry_run`).",
+            "headers": {"X-Request-Id": header_ref("X-Request-Id"), "Cache-Control": {"description": "`no-store`.", "schema": {"type": "string"}}},
+            "content": json_body(schemas.of::<Granted>()),
+        }),
+    );
+    for (status, errors) in by_status {
+        let description = match status {
+            400 => "The body, a query parameter or the Idempotency-Key is invalid.",
+            401 => "No bearer token.",
+            _ => "The token is refused; nothing was deducted.",
+        };
+        let headers: &[&str] = if status == 401 {
+            &["WWW-Authenticate"]
+        } else {
+            &[]
+        };
+        let content = verifier_error(schemas, &errors);
+        responses.insert(
+            status.to_string(),
+            response(description, Some(content), headers),
+        );
+    }
+    for (status, error, description, headers) in [
+        (
+            429,
+            "Too Many Requests",
+            "Too many failed authentications from this address.",
+            &["Retry-After"][..],
+        ),
+        (
+            500,
+            "Internal Server Error",
+            "The answer could not be recorded; retry.",
+            &[],
+        ),
+        (
+            503,
+            "Service Unavailable",
+            "The ledger is unavailable; nothing was deducted.",
+            &["Retry-After"],
+        ),
+    ] {
+        let content = verifier_error(schemas, &[error]);
+        responses.insert(
+            status.to_string(),
+            response(description, Some(content), headers),
+        );
+    }
+    json!({
+        "tags": ["verify"],
+        "operationId": "verifyToken",
+        "summary": "Check a token and deduct units",
+        "security": [{"token": []}],
+        "parameters": [
+            {"name": "dry_run", "in": "query", "required": false, "description": "`true`/`1` (or empty): check only, deduct nothing.", "schema": {"type": "string", "enum": ["true", "false", "1", "0", ""]}},
+            {"name": "Idempotency-Key", "in": "header", "required": false, "description": "1 to 255 visible ASCII characters: the same key within 24 h answers the first answer again, deducted once.", "schema": {"type": "string"}},
+        ],
+        "requestBody": {
+            "required": false,
+            "description": "Empty, or `{\"count\": n}` (n >= 1; 1 when absent).",
+            "content": json_body(json!({
+                "type": "object",
+                "properties": {"count": {"type": "integer", "minimum": 1, "default": 1}},
+            })),
+        },
+        "responses": responses,
+    })
+}
+
+// ---------------------------------------------------------------- admin
+
+fn dashboard() -> Value {
+    json!({
+        "tags": ["admin"],
+        "operationId": "adminDashboard",
+        "summary": "The admin dashboard (HTML)",
+        "description": "A page that asks for the admin token and drives the admin API from the browser.",
+        "responses": {
+            "200": {
+                "description": "The dashboard.",
+                "headers": {"X-Request-Id": header_ref("X-Request-Id")},
+                "content": {"text/html; charset=utf-8": {"schema": {"type": "string"}}},
+            },
+        },
+    })
+}
+
+/// The admin API's errors: `statuses` beyond those every admin route has
+/// (400 for a repeated query parameter, 401, 403, 429, 500, 503).
+fn admin_errors(schemas: &mut Schemas, statuses: &[u16]) -> BTreeMap<String, Value> {
+    let mut all = vec![400, 401, 403, 429, 500, 503];
+    all.extend_from_slice(statuses);
+    all.sort_unstable();
+    all.dedup();
+    all.into_iter()
+        .map(|status| {
+            let (description, headers): (&str, &[&str]) = match status {
+                400 => ("A query parameter given twice, a body that is not JSON (or repeats a key), or a bad path segment.", &[]),
+                401 => ("No admin token.", &["WWW-Authenticate"]),
+                403 => ("The admin token is wrong.", &[]),
+                404 => ("No token with this id.", &[]),
+                422 => ("The body or value breaks a rule (the message says which).", &[]),
+                429 => ("Too many failed authentications from this address.", &["Retry-After"]),
+                500 => ("The token store failed; retry.", &[]),
+                _ => ("The ledger is unavailable; retry.", &[]),
+            };
+            let reason = axum::http::StatusCode::from_u16(status)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("Error");
+            let content = verifier_error(schemas, &[reason]);
+            (
+                status.to_string(),
+                response(description, Some(content), headers),
+            )
+        })
+        .collect()
+}
+
+fn admin_operation(
+    schemas: &mut Schemas,
+    id: &str,
+    summary: &str,
+    parameters: Vec<Value>,
+    request: Option<Value>,
+    ok: (u16, &str, Value),
+    errors: &[u16],
+) -> Value {
+    let (status, description, schema) = ok;
+    let mut operation = json!({
+        "tags": ["admin"],
+        "operationId": id,
+        "summary": summary,
+        "security": [{"adminToken": []}],
+        "parameters": parameters,
+        "responses": {status.to_string(): response(description, Some(json_body(schema)), &[])},
+    });
+    if let Some(schema) = request {
+        operation["requestBody"] = json!({"required": true, "content": json_body(schema)});
+    }
+    with_responses(operation, admin_errors(schemas, errors))
+}
+
+fn token_id() -> Value {
+    path_param("id", "The token's id (not its secret).")
+}
+
+fn admin_list_tokens(schemas: &mut Schemas) -> Value {
+    let list = json!({"type": "array", "items": schemas.of::<TokenView>()});
+    admin_operation(
+        schemas,
+        "listTokens",
+        "Every token (never their secrets)",
+        vec![],
+        None,
+        (200, "The tokens.", list),
+        &[],
+    )
+}
+
+fn admin_create_token(schemas: &mut Schemas) -> Value {
+    let request = schemas.of::<NewToken>();
+    let created = schemas.of::<CreatedToken>();
+    admin_operation(
+        schemas,
+        "createToken",
+        "Create a token",
+        vec![],
+        Some(request),
+        (
+            201,
+            "The new token: the only time its secret (`token`) is shown.",
+            created,
+        ),
+        &[422],
+    )
+}
+
+fn admin_show_token(schemas: &mut Schemas) -> Value {
+    let detail = schemas.of::<TokenDetail>();
+    admin_operation(
+        schemas,
+        "showToken",
+        "A token and its recent deductions",
+        vec![token_id()],
+        None,
+        (200, "The token.", detail),
+        &[404],
+    )
+}
+
+fn admin_change<T: JsonSchema>(schemas: &mut Schemas, what: &str, summary: &str) -> Value {
+    let request = schemas.of::<T>();
+    let view = schemas.of::<TokenView>();
+    admin_operation(
+        schemas,
+        &format!("{what}Token"),
+        summary,
+        vec![token_id()],
+        Some(request),
+        (200, "The token after the change.", view),
+        &[404, 422],
+    )
+}
+
+fn admin_revoke(schemas: &mut Schemas) -> Value {
+    let view = schemas.of::<TokenView>();
+    admin_operation(
+        schemas,
+        "revokeToken",
+        "Revoke a token (final)",
+        vec![token_id()],
+        None,
+        (200, "The revoked token.", view),
+        &[404, 422],
+    )
+}
+
+fn admin_ban(schemas: &mut Schemas, banned: bool) -> Value {
+    let view = schemas.of::<AccountView>();
+    let (id, summary) = if banned {
+        (
+            "banAccount",
+            "Ban an account: every token of it is refused (accounts without tokens too)",
+        )
+    } else {
+        ("unbanAccount", "Lift an account's ban")
+    };
+    admin_operation(
+        schemas,
+        id,
+        summary,
+        vec![path_param("account", "The account name (1 to 128 bytes).")],
+        None,
+        (200, "The account's ban state.", view),
+        &[422],
+    )
+}
+
+// ---------------------------------------------------------------- node
+
+fn healthz() -> Value {
+    json!({
+        "tags": ["node"],
+        "operationId": "healthz",
+        "summary": "Liveness",
+        "responses": {"200": response("The process answers.", Some(json!({"text/plain; charset=utf-8": {"schema": {"type": "string", "const": "ok"}}})), &[])},
+    })
+}
+
+fn readyz() -> Value {
+    let body = json!({
+        "type": "object",
+        "required": ["ready", "verifier", "verifier_reachable"],
+        "properties": {
+            "ready": {"type": "boolean", "description": "False once shutdown has begun."},
+            "verifier": {"enum": ["none", "in-process", "remote"], "description": "Where the render route's tokens are verified."},
+            "verifier_reachable": {"type": ["boolean", "null"], "description": "The remote verifier's last known state; null without the render service."},
+        },
+    });
+    json!({
+        "tags": ["node"],
+        "operationId": "readyz",
+        "summary": "Readiness",
+        "description": "A remote verifier being down does not make the node unready: cached tokens keep rendering.",
+        "responses": {
+            "200": response("Ready.", Some(json_body(body.clone())), &[]),
+            "503": response("Shutting down.", Some(json_body(body)), &[]),
+        },
+    })
+}
+
+fn metrics() -> Value {
+    json!({
+        "tags": ["node"],
+        "operationId": "metrics",
+        "summary": "Prometheus metrics",
+        "responses": {"200": response("Metrics in the Prometheus text format.", Some(json!({"text/plain; version=0.0.4": {"schema": {"type": "string"}}})), &[])},
+    })
+}
+
+fn version() -> Value {
+    json!({
+        "tags": ["node"],
+        "operationId": "version",
+        "summary": "The running build",
+        "responses": {"200": response("Name and version of the binary.", Some(json_body(json!({
+            "type": "object",
+            "required": ["name", "version"],
+            "properties": {
+                "name": {"const": "labelpress"},
+                "version": {"type": "string", "description": "The crate version, e.g. `0.1.0`."},
+            },
+        }))), &[])},
+    })
+}
+
+fn openapi() -> Value {
+    json!({
+        "tags": ["node"],
+        "operationId": "openapi",
+        "summary": "This document",
+        "responses": {"200": response("The OpenAPI 3.1 document.", Some(json_body(json!({"type": "object"}))), &[])},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_render_api_code_is_listed_once_with_a_meaning() {
+        let codes: Vec<&str> = api_errors().iter().map(ApiError::code).collect();
+        for code in &codes {
+            assert!(!code_meaning(code).is_empty(), "{code}");
+        }
+        let mut distinct = codes.clone();
+        distinct.dedup();
+        // API-005 is both 404 and 405.
+        assert_eq!(distinct.len(), 12);
+    }
+
+    #[test]
+    fn the_render_route_documents_each_error_status_with_its_codes() {
+        let doc = document();
+        let responses = &doc["paths"]["/api/v1/label"]["post"]["responses"];
+        let code_enum = |status: &str| {
+            responses[status]["content"]["application/json"]["schema"]["allOf"][1]["properties"]
+                ["code"]["enum"]
+                .clone()
+        };
+        assert_eq!(code_enum("422"), json!(["API-002"]));
+        assert_eq!(code_enum("503"), json!(["API-502", "API-503"]));
+        assert_eq!(code_enum("500"), json!(["API-500", "API-501"]));
+        assert!(responses["503"]["headers"]["Retry-After"].is_object());
+        assert!(responses["401"]["headers"]["WWW-Authenticate"].is_object());
+        assert!(responses.get("404").is_none());
+    }
+
+    #[test]
+    fn the_served_bytes_are_the_document() {
+        let parsed: Value = serde_json::from_slice(bytes()).unwrap();
+        assert_eq!(parsed, document());
+    }
+}
