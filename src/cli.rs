@@ -1,5 +1,11 @@
 //! The `labelpress` command line.
 
+pub mod exit;
+pub mod expiry;
+mod generated_docs;
+pub mod output;
+mod render;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,6 +17,8 @@ use crate::config::RuntimeConfig;
 use crate::engine::fonts::FontOptions;
 use crate::engine::Engine;
 use crate::validate::ResourceDir;
+use exit::{Exit, Failure};
+use output::{out, print_api_error, Destination};
 
 /// Stack of the server's async and blocking threads: blocking threads
 /// validate the bodies of requests the render queue refuses.
@@ -20,7 +28,8 @@ const ASYNC_STACK_BYTES: usize = 64 << 20;
 #[command(
     name = "labelpress",
     version,
-    about = "JSON document descriptions to print-exact PDF"
+    about = "JSON document descriptions to print-exact PDF",
+    after_long_help = exit::HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -33,10 +42,13 @@ pub enum Command {
     Render {
         /// The request JSON file (`-` for standard input).
         request: PathBuf,
-        /// Where the PDF goes.
+        /// Where the PDF goes (`-`: standard output). Default: standard
+        /// output when REQUEST is `-`, else the request's
+        /// settings.output.file_name, else REQUEST with `.pdf`.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Print the generated Typst source instead of rendering.
+        /// Write the generated Typst source instead of rendering (to -o, or
+        /// standard output).
         #[arg(long)]
         emit_typst: bool,
         #[command(flatten)]
@@ -80,6 +92,21 @@ pub enum Command {
         /// Print the DocumentRequest's JSON Schema (2020-12) instead.
         #[arg(long)]
         request_schema: bool,
+    },
+    /// Print a shell completion script (e.g. `labelpress completions bash >
+    /// /etc/bash_completion.d/labelpress`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of labelpress or of a subcommand
+    /// (`labelpress man token create`), or write them all with --dir.
+    Man {
+        /// A subcommand path, e.g. `render` or `token expiry`.
+        command: Vec<String>,
+        /// Write every page (labelpress.1, labelpress-render.1, ...) into DIR.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// A render worker process: started by `serve`, never by hand.
     #[command(hide = true)]
@@ -243,54 +270,57 @@ fn tls_acceptor(
 }
 
 fn read_request(path: &PathBuf) -> Result<Vec<u8>, String> {
-    if path.as_os_str() == "-" {
+    if output::is_stdin(path) {
         let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .map_err(|e| format!("standard input: {e}"))?;
         Ok(buf)
     } else {
         std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 
-/// Writes to standard output; a closed pipe (`labelpress fonts | head`)
-/// ends the output quietly instead of panicking as `print!` does.
-fn out(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-/// Prints the error body the service would answer, as JSON on stdout.
-fn print_error(error: ApiError) -> ExitCode {
-    let body = error.body(&uuid::Uuid::new_v4().to_string());
-    out(&format!(
-        "{}\n",
-        serde_json::to_string_pretty(&body).unwrap_or_default()
-    ));
-    ExitCode::from(1)
+/// Whether the command's document goes to standard output (which then
+/// carries nothing else, not even an error body).
+fn document_on_stdout(command: &Command) -> bool {
+    match command {
+        Command::Render {
+            request,
+            output,
+            emit_typst,
+            ..
+        } => render::document_on_stdout(request, output.as_deref(), *emit_typst),
+        _ => false,
+    }
 }
 
 pub fn run(cli: Cli) -> ExitCode {
     // Offline renders run here, on a stack as deep as a render worker's; a
     // panic (an upstream bug) answers as the service would, API-501.
+    let errors_on_stderr = document_on_stdout(&cli.command);
     let main = std::thread::Builder::new()
         .name("labelpress".into())
         .stack_size(crate::worker::child::RENDER_STACK_BYTES)
         .spawn(move || run_inner(cli));
-    match main.map(|thread| thread.join()) {
-        Ok(Ok(Ok(code))) => code,
-        Ok(Ok(Err(message))) => {
-            eprintln!("labelpress: {message}");
-            ExitCode::from(2)
+    let exit = match main.map(|thread| thread.join()) {
+        Ok(Ok(Ok(exit))) => exit,
+        Ok(Ok(Err(failure))) => {
+            eprintln!("labelpress: {failure}");
+            failure.exit
         }
-        Ok(Err(_panic)) => print_error(ApiError::Render("the renderer panicked".into())),
+        Ok(Err(_panic)) => print_api_error(
+            ApiError::Render("the renderer panicked".into()),
+            errors_on_stderr,
+        ),
         Err(e) => {
             eprintln!("labelpress: {e}");
-            ExitCode::from(2)
+            Exit::Usage
         }
-    }
+    };
+    exit.into()
 }
 
-fn run_inner(cli: Cli) -> Result<ExitCode, String> {
+fn run_inner(cli: Cli) -> Result<Exit, Failure> {
     match cli.command {
         Command::Render {
             request,
@@ -300,37 +330,14 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let engine = engine.engine()?;
             let body = read_request(&request)?;
-            let doc = match engine.validate(&body) {
-                Ok(doc) => doc,
-                Err(e) => return Ok(print_error(e.into())),
-            };
-            if emit_typst {
-                let lowered = engine.lower(&doc);
-                out(&lowered.source);
-                return Ok(ExitCode::SUCCESS);
-            }
-            let rendered = match engine.render(&doc) {
-                Ok(r) => r,
-                Err(e) => return Ok(print_error(e.into())),
-            };
-            let out = output
-                .or_else(|| rendered.file_name.clone().map(PathBuf::from))
-                .unwrap_or_else(|| request.with_extension("pdf"));
-            std::fs::write(&out, &rendered.pdf).map_err(|e| format!("{}: {e}", out.display()))?;
-            eprintln!(
-                "{}: {} sheet(s), {} bytes",
-                out.display(),
-                rendered.sheets,
-                rendered.pdf.len()
-            );
-            Ok(ExitCode::SUCCESS)
+            render::run(&engine, &request, &body, output, emit_typst)
         }
         Command::Check { request, engine } => {
             let engine = engine.engine()?;
             let body = read_request(&request)?;
             match engine.validate(&body) {
-                Ok(_) => Ok(ExitCode::SUCCESS),
-                Err(e) => Ok(print_error(e.into())),
+                Ok(_) => Ok(Exit::Success),
+                Err(e) => Ok(print_api_error(e.into(), false)),
             }
         }
         Command::Barcode {
@@ -338,10 +345,12 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
             content,
             opts,
         } => {
-            let svg =
-                crate::barcode::cli_svg(&symbology, &content, &opts).map_err(|e| e.to_string())?;
+            // Every barcode error is a refusal of the input (the barcode
+            // service answers 400 with the same message).
+            let svg = crate::barcode::cli_svg(&symbology, &content, &opts)
+                .map_err(|e| Failure::new(Exit::Refused, e.to_string()))?;
             out(&svg);
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Command::Serve(args) => {
             crate::logging::init(args.log_format);
@@ -382,7 +391,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 .build()
                 .map_err(|e| e.to_string())?;
             runtime.block_on(crate::http::serve(args.listen, options))?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Command::Token(args) => crate::verify::cli::run(args),
         Command::Openapi { request_schema } => {
@@ -395,9 +404,14 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 "{}\n",
                 serde_json::to_string_pretty(&document).unwrap_or_default()
             ));
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
-        Command::RenderWorker => Ok(ExitCode::from(crate::worker::child::run() as u8)),
+        Command::Completions { shell } => {
+            Destination::Stdout.write(&generated_docs::completions(shell))?;
+            Ok(Exit::Success)
+        }
+        Command::Man { command, dir } => generated_docs::run_man(&command, dir.as_deref()),
+        Command::RenderWorker => Ok(crate::worker::child::run()),
         Command::Fonts { json, engine } => {
             let engine = engine.engine()?;
             let catalogue = engine.fonts().catalogue();
@@ -419,7 +433,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 }
                 out(&table);
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Command::Config { engine } => {
             let engine = engine.engine()?;
@@ -427,7 +441,7 @@ fn run_inner(cli: Cli) -> Result<ExitCode, String> {
                 "{}\n",
                 serde_json::to_string_pretty(&engine.published_config()).unwrap_or_default()
             ));
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
     }
 }

@@ -453,3 +453,27 @@ async fn bad_tls_and_verifier_options_stop_the_start_with_one_line() {
     .await;
     assert_one_line_exit_2(&out, "no private key");
 }
+
+/// `labelpress token` against an HTTPS verifier whose certificate this
+/// machine does not trust (the test CA is in no system store): the TLS
+/// failure is named, with what to check, and exits 4 (docs/exit-codes.md).
+#[tokio::test(flavor = "multi_thread")]
+async fn token_commands_name_an_untrusted_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = pki(dir.path());
+    let verifier = tls_verifier(&pki, &client(&pki.ca)).await;
+    let url = format!("https://localhost:{}", verifier.port);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_labelpress"));
+    command
+        .args(["token", "list", "--url", &url, "--admin-token", ADMIN])
+        .env_remove("LABELPRESS_URL")
+        .env_remove("LABELPRESS_ADMIN_TOKEN");
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    for part in [url.as_str(), "TLS failed", "certificate", "trusted"] {
+        assert!(stderr.contains(part), "{part} in {stderr}");
+    }
+}

@@ -159,7 +159,23 @@ async fn the_admin_token_comes_from_flag_env_or_data_dir() {
     )
     .await;
     assert_eq!(wrong.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&wrong.stderr).contains("403"));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        stderr.contains("403") && stderr.contains("admin token (from --admin-token) was refused"),
+        "{stderr}"
+    );
+    // An empty token is no token to the admin API: 401, said the same way.
+    let empty = labelpress(
+        &["token", "list", "--url", &url],
+        &[("LABELPRESS_ADMIN_TOKEN", "")],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&empty.stderr);
+    assert_eq!(empty.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("401") && stderr.contains("admin token") && stderr.contains("refused"),
+        "{stderr}"
+    );
 
     let nowhere = tempfile::tempdir().unwrap();
     let none = labelpress(
@@ -176,19 +192,179 @@ async fn the_admin_token_comes_from_flag_env_or_data_dir() {
     .await;
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no admin token"));
+}
 
-    // Nothing listening: exit 2, not a panic.
-    let unreachable = labelpress(
+/// Nothing listening: one line naming the URL tried, the cause and what to
+/// check; exit 4 (docs/exit-codes.md), not a panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_port_is_named_with_its_cause_and_what_to_check() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let url = format!("http://127.0.0.1:{port}");
+    let unreachable =
+        labelpress(&["token", "list", "--url", &url, "--admin-token", "x"], &[]).await;
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert_eq!(unreachable.status.code(), Some(4), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    for part in [
+        format!("GET {url}/admin/api/tokens"),
+        "connection refused".into(),
+        "labelpress serve --services verify".into(),
+        "--url".into(),
+        "LABELPRESS_URL".into(),
+    ] {
+        assert!(stderr.contains(&part), "{part} in {stderr}");
+    }
+    // Not an http(s) URL: a usage error.
+    let bad = labelpress(
         &[
             "token",
             "list",
             "--url",
-            "http://127.0.0.1:9",
+            "127.0.0.1:8080",
             "--admin-token",
             "x",
         ],
         &[],
     )
     .await;
-    assert_eq!(unreachable.status.code(), Some(2));
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not an http:// or https:// URL"));
+}
+
+/// A stand-in server answering every request with `status` and `body`.
+async fn answering(status: u16, body: Value) -> String {
+    let router = axum::Router::new().fallback(move || {
+        let body = body.clone();
+        async move {
+            (
+                axum::http::StatusCode::from_u16(status).unwrap(),
+                axum::Json(body),
+            )
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_server_and_a_node_without_the_admin_api_are_told_apart() {
+    // The ledger down: the admin API's 503; try again later, exit 4.
+    let down = answering(
+        503,
+        serde_json::json!({"error": "Service Unavailable", "message": "the ledger is unavailable; retry"}),
+    )
+    .await;
+    let out = labelpress(
+        &["token", "list", "--url", &down, "--admin-token", "x"],
+        &[],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("503")
+            && stderr.contains("the ledger is unavailable")
+            && stderr.contains("try again later"),
+        "{stderr}"
+    );
+    // A render-only node answers the render route's 404 API-005.
+    let render_only = answering(
+        404,
+        serde_json::json!({"error": true, "code": "API-005", "message": "no such route", "req_id": "r"}),
+    )
+    .await;
+    let out = labelpress(
+        &[
+            "token",
+            "show",
+            "tok_x",
+            "--url",
+            &render_only,
+            "--admin-token",
+            "x",
+        ],
+        &[],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no admin API there") && stderr.contains("--services verify"),
+        "{stderr}"
+    );
+}
+
+/// Expiries as a person types them, read back through `token show`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expiries_take_dates_times_offsets_durations_and_never() {
+    let h = start().await;
+    let token = |extra: &[&str]| {
+        let mut args: Vec<String> = ["token", "--url", &h.base, "--admin-token", ADMIN]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        async move {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            labelpress(&refs, &[]).await
+        }
+    };
+    // 2027-01-01T00:00:00Z: a date is valid through that whole day, UTC.
+    const NEW_YEAR_2027: i64 = 1_798_761_600_000;
+    let created = json_out(
+        &token(&[
+            "create",
+            "--account",
+            "dates",
+            "--balance",
+            "1",
+            "--expires",
+            "2026-12-31",
+        ])
+        .await,
+    );
+    assert_eq!(created["expires_at"], NEW_YEAR_2027);
+    let id = created["id"].as_str().unwrap().to_string();
+    let shown_expiry = || async { json_out(&token(&["show", &id]).await)["expires_at"].clone() };
+    assert_eq!(shown_expiry().await, NEW_YEAR_2027);
+
+    for (when, expected) in [
+        ("2026-12-31T18:00", NEW_YEAR_2027 - 6 * 3_600_000),
+        ("2026-12-31 18:00", NEW_YEAR_2027 - 6 * 3_600_000),
+        ("2026-12-31T18:00:00Z", NEW_YEAR_2027 - 6 * 3_600_000),
+        ("2026-12-31T18:00+02:00", NEW_YEAR_2027 - 8 * 3_600_000),
+        ("2026-12-31", NEW_YEAR_2027),
+    ] {
+        let set = json_out(&token(&["expiry", &id, when]).await);
+        assert_eq!(set["expires_at"], expected, "{when}");
+        assert_eq!(shown_expiry().await, expected, "{when}");
+    }
+    for (when, ahead) in [("30d", 30 * 86_400_000), ("+12h", 12 * 3_600_000)] {
+        json_out(&token(&["expiry", &id, when]).await);
+        let at = shown_expiry().await.as_i64().unwrap();
+        assert!((at - now_ms() - ahead).abs() < 60_000, "{when}: {at}");
+    }
+    for clear in ["none", "never"] {
+        json_out(&token(&["expiry", &id, "2026-12-31"]).await);
+        assert_eq!(
+            json_out(&token(&["expiry", &id, clear]).await)["expires_at"],
+            Value::Null
+        );
+        assert_eq!(shown_expiry().await, Value::Null, "{clear}");
+    }
+
+    // Anything else: refused before any call, naming the forms it takes.
+    let bad = token(&["expiry", &id, "31/12/2026"]).await;
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{stderr}");
+    let line = stderr.lines().next().unwrap();
+    for form in ["2026-12-31", "2026-12-31T18:00", "+02:00", "30d", "never"] {
+        assert!(line.contains(form), "{form} in {line}");
+    }
+    assert_eq!(shown_expiry().await, Value::Null, "unchanged");
 }

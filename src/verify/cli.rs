@@ -1,17 +1,20 @@
 //! `labelpress token ...`: token administration through the admin API of a
 //! running server (`--url`), so it works the same against a local or a
 //! remote verifier and never opens the store itself (sled allows one
-//! process per store).
+//! process per store). The HTTP call and its errors are
+//! [`super::admin_client`]'s; expiry times are parsed by
+//! [`crate::cli::expiry`].
 
 use std::path::PathBuf;
-use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
 use super::admin::TokenView;
-use super::rules;
+use super::admin_client::{AdminCall, TokenSource};
+use crate::cli::exit::{Exit, Failure};
+use crate::cli::expiry::{self, Expiry};
+use crate::cli::output::out;
 
 #[derive(Debug, Args)]
 pub struct TokenArgs {
@@ -51,8 +54,11 @@ pub enum TokenCommand {
         account: String,
         #[arg(long)]
         balance: u64,
-        /// Unix milliseconds, a relative time (+30d, +12h, +90m, +60s) or "never".
-        #[arg(long, default_value = "never", value_parser = parse_expiry)]
+        /// When the token stops working: a date (2026-12-31, valid through
+        /// that day UTC), a date and time (2026-12-31T18:00, UTC unless it
+        /// ends in Z or +02:00), a time from now (30d, +12h, 90m, 60s, 2w),
+        /// Unix milliseconds, or never.
+        #[arg(long, default_value = "never", value_parser = expiry::parse_now)]
         expires: Expiry,
         /// Per-token rate limit as PER_SECOND/BURST, e.g. 10/20.
         #[arg(long, value_parser = parse_rate_limit)]
@@ -67,10 +73,12 @@ pub enum TokenCommand {
     Show { id: String },
     /// Add AMOUNT to a token's balance.
     Topup { id: String, amount: u64 },
-    /// Set a token's expiry: Unix ms, +30d/+12h/+90m/+60s, or "never".
+    /// Set a token's expiry: 2026-12-31 (through that day, UTC),
+    /// 2026-12-31T18:00[:00][Z|+02:00], 30d/+12h/90m/60s/2w from now, Unix
+    /// ms, or never/none to clear it.
     Expiry {
         id: String,
-        #[arg(value_parser = parse_expiry)]
+        #[arg(value_parser = expiry::parse_now)]
         expires: Expiry,
     },
     /// Revoke a token for good.
@@ -79,35 +87,6 @@ pub enum TokenCommand {
     Ban { account: String },
     /// Lift an account's ban.
     Unban { account: String },
-}
-
-/// An expiry as given on the command line, resolved to Unix ms.
-#[derive(Debug, Clone, Copy)]
-pub struct Expiry(pub Option<i64>);
-
-fn parse_expiry(text: &str) -> Result<Expiry, String> {
-    if text == "never" {
-        return Ok(Expiry(None));
-    }
-    if let Some(relative) = text.strip_prefix('+') {
-        let split = relative
-            .find(|c: char| !c.is_ascii_digit())
-            .ok_or("a relative expiry needs a unit: +30d, +12h, +90m or +60s")?;
-        let (n, unit) = relative.split_at(split);
-        let n: i64 = n.parse().map_err(|_| format!("not a number: {n:?}"))?;
-        let unit_ms = match unit {
-            "d" => 86_400_000,
-            "h" => 3_600_000,
-            "m" => 60_000,
-            "s" => 1_000,
-            _ => return Err(format!("unknown unit {unit:?}: use d, h, m or s")),
-        };
-        let ms = n.checked_mul(unit_ms).ok_or("too far in the future")?;
-        return Ok(Expiry(Some(rules::now_ms() + ms)));
-    }
-    text.parse()
-        .map(|ms| Expiry(Some(ms)))
-        .map_err(|_| "expected Unix milliseconds, +30d/+12h/+90m/+60s or \"never\"".into())
 }
 
 fn parse_rate_limit(text: &str) -> Result<(u32, u32), String> {
@@ -132,23 +111,32 @@ fn segment(text: &str) -> String {
         .collect()
 }
 
-fn admin_token(args: &TokenArgs) -> Result<String, String> {
+/// The admin token and where it came from: `--admin-token`, its
+/// environment variable, or the `admin-token` file of `--data-dir`.
+fn admin_token(args: &TokenArgs) -> Result<(String, TokenSource), Failure> {
     if let Some(token) = &args.admin_token {
-        return Ok(token.clone());
+        // clap reads the flag and the variable into one field; the variable
+        // holding this very value is the best evidence of where it came from.
+        let source = match std::env::var("LABELPRESS_ADMIN_TOKEN") {
+            Ok(env) if env == *token => TokenSource::Env,
+            _ => TokenSource::Flag,
+        };
+        return Ok((token.clone(), source));
     }
     let path = args.data_dir.join("admin-token");
     match std::fs::read_to_string(&path) {
-        Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_string()),
-        _ => Err(format!(
+        Ok(token) if !token.trim().is_empty() => Ok((token.trim().to_string(), TokenSource::File(path))),
+        _ => Err(Failure::new(Exit::Usage, format!(
             "no admin token: pass --admin-token, set LABELPRESS_ADMIN_TOKEN, or point --data-dir at the server's data directory (no {})",
             path.display()
-        )),
+        ))),
     }
 }
 
-pub fn run(args: TokenArgs) -> Result<ExitCode, String> {
-    let admin = admin_token(&args)?;
-    let (method, path, body): (&str, String, Option<Value>) = match &args.command {
+/// The admin API call a command makes.
+fn call(base: &str, command: &TokenCommand) -> AdminCall {
+    use reqwest::Method;
+    let (method, path, body): (Method, String, Option<Value>) = match command {
         TokenCommand::Create {
             account,
             balance,
@@ -159,76 +147,73 @@ pub fn run(args: TokenArgs) -> Result<ExitCode, String> {
             if let Some((per_second, burst)) = rate_limit {
                 body["rate_limit"] = json!({"per_second": per_second, "burst": burst});
             }
-            ("POST", "/tokens".into(), Some(body))
+            (Method::POST, "/tokens".into(), Some(body))
         }
-        TokenCommand::List { .. } => ("GET", "/tokens".into(), None),
-        TokenCommand::Show { id } => ("GET", format!("/tokens/{}", segment(id)), None),
+        TokenCommand::List { .. } => (Method::GET, "/tokens".into(), None),
+        TokenCommand::Show { id } => (Method::GET, format!("/tokens/{}", segment(id)), None),
         TokenCommand::Topup { id, amount } => (
-            "POST",
+            Method::POST,
             format!("/tokens/{}/topup", segment(id)),
             Some(json!({ "amount": amount })),
         ),
         TokenCommand::Expiry { id, expires } => (
-            "POST",
+            Method::POST,
             format!("/tokens/{}/expiry", segment(id)),
             Some(json!({ "expires_at": expires.0 })),
         ),
-        TokenCommand::Revoke { id } => ("POST", format!("/tokens/{}/revoke", segment(id)), None),
-        TokenCommand::Ban { account } => {
-            ("POST", format!("/accounts/{}/ban", segment(account)), None)
-        }
+        TokenCommand::Revoke { id } => (
+            Method::POST,
+            format!("/tokens/{}/revoke", segment(id)),
+            None,
+        ),
+        TokenCommand::Ban { account } => (
+            Method::POST,
+            format!("/accounts/{}/ban", segment(account)),
+            None,
+        ),
         TokenCommand::Unban { account } => (
-            "POST",
+            Method::POST,
             format!("/accounts/{}/unban", segment(account)),
             None,
         ),
     };
-    let url = format!("{}/admin/api{path}", args.url.trim_end_matches('/'));
+    AdminCall {
+        method,
+        base: base.to_string(),
+        path,
+        body,
+    }
+}
+
+pub fn run(args: TokenArgs) -> Result<Exit, Failure> {
+    let (admin, source) = admin_token(&args)?;
+    let call = call(&args.url, &args.command);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let (status, answer) = runtime.block_on(async {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut request = match method {
-            "GET" => client.get(&url),
-            _ => client.post(&url),
-        }
-        .bearer_auth(&admin);
-        if let Some(body) = &body {
-            request = request.json(body);
-        }
-        let response = request.send().await.map_err(|e| format!("{url}: {e}"))?;
-        let status = response.status();
-        let text = response.text().await.map_err(|e| format!("{url}: {e}"))?;
-        Ok::<_, String>((status, text))
-    })?;
-    let value: Value = serde_json::from_str(&answer).unwrap_or(Value::String(answer));
-    if !status.is_success() {
-        let message = value["message"].as_str().unwrap_or_default();
-        eprintln!("labelpress token: {status}: {message}");
-        return Ok(ExitCode::from(1));
-    }
+    let value = runtime.block_on(call.send(&admin, &source))?;
     match &args.command {
         TokenCommand::List { json: false } => {
-            let tokens: Vec<TokenView> = serde_json::from_value(value)
-                .map_err(|e| format!("{url}: unexpected answer: {e}"))?;
-            print!("{}", table(&tokens));
+            let tokens: Vec<TokenView> = serde_json::from_value(value).map_err(|e| {
+                Failure::new(
+                    Exit::Unavailable,
+                    format!("{}: unexpected answer: {e}", call.url()),
+                )
+            })?;
+            out(&table(&tokens));
         }
         command => {
-            println!(
-                "{}",
+            out(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
+            ));
             if matches!(command, TokenCommand::Create { .. }) {
                 eprintln!("labelpress token: keep the token now; it is not shown again");
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn when(ms: Option<i64>) -> String {
@@ -287,20 +272,6 @@ fn table(tokens: &[TokenView]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn expiries_parse_as_ms_relative_or_never() {
-        assert_eq!(parse_expiry("never").unwrap().0, None);
-        assert_eq!(
-            parse_expiry("1700000000000").unwrap().0,
-            Some(1_700_000_000_000)
-        );
-        let in_a_day = parse_expiry("+1d").unwrap().0.unwrap() - rules::now_ms();
-        assert!((86_399_000..=86_400_000).contains(&in_a_day), "{in_a_day}");
-        assert!(parse_expiry("+5").is_err());
-        assert!(parse_expiry("+5w").is_err());
-        assert!(parse_expiry("tomorrow").is_err());
-    }
 
     #[test]
     fn path_segments_are_percent_encoded() {

@@ -23,8 +23,10 @@
 //! [`postgres_batch`] (its group commit) and [`migrations`] (the ledger on
 //! PostgreSQL), [`ledger`] (either, with the
 //! group commit around the embedded one), [`service`], [`admin`]
-//! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`).
+//! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`)
+//! and [`admin_client`] (its HTTP calls and their errors).
 pub mod admin;
+pub mod admin_client;
 pub mod cli;
 pub mod http;
 pub mod ledger;

@@ -13,6 +13,7 @@ use std::os::unix::net::UnixStream;
 use std::panic::AssertUnwindSafe;
 
 use super::protocol::{self, Answer, Spec, READY};
+use crate::cli::exit::Exit;
 use crate::engine::fonts::FontOptions;
 use crate::engine::{threads, Engine, RenderError};
 use crate::validate::ResourceDir;
@@ -25,7 +26,7 @@ pub const SOCKET_FD: i32 = 3;
 pub const RENDER_STACK_BYTES: usize = 256 << 20;
 
 /// Runs the worker until the server closes the socket. Returns the exit code.
-pub fn run() -> i32 {
+pub fn run() -> Exit {
     // SAFETY: the server passes a connected socket as fd 3 and nothing else
     // in this process owns that descriptor.
     let socket = unsafe { UnixStream::from_raw_fd(SOCKET_FD) };
@@ -34,16 +35,17 @@ pub fn run() -> i32 {
         .stack_size(RENDER_STACK_BYTES)
         .spawn(move || serve(socket));
     match worker.map(|w| w.join()) {
-        Ok(Ok(Ok(()))) => 0,
+        Ok(Ok(Ok(()))) => Exit::Success,
+        // Its engine could not be built or its socket failed.
         Ok(Ok(Err(e))) => {
             eprintln!("labelpress render-worker: {e}");
-            1
+            Exit::Usage
         }
         // The render thread panicked after answering.
-        Ok(Err(_)) => 3,
+        Ok(Err(_)) => Exit::Internal,
         Err(e) => {
             eprintln!("labelpress render-worker: {e}");
-            1
+            Exit::Usage
         }
     }
 }
@@ -75,7 +77,7 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
                 let message = format!("the renderer panicked: {}", panic_message(panic.as_ref()));
                 protocol::write_json(&mut output, &Answer::Panicked(message))?;
                 output.flush()?;
-                std::process::exit(3);
+                std::process::exit(Exit::Internal.code().into());
             }
         }
         threads::finish_local_work();

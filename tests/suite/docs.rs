@@ -41,7 +41,10 @@ fn subcommands(help: &str) -> Vec<String> {
 fn long_flags(help: &str) -> BTreeSet<String> {
     help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
         .filter(|w| w.starts_with("--") && w.len() > 2)
-        .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()).to_string())
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                .to_string()
+        })
         .filter(|w| w != "--help" && w != "--version")
         .collect()
 }
@@ -67,7 +70,8 @@ fn every_subcommand_and_flag_is_documented() {
         };
         for flag in long_flags(&help) {
             assert!(
-                documented_in.contains(&format!("`{flag}")) || documented_in.contains(&format!(" {flag}")),
+                documented_in.contains(&format!("`{flag}"))
+                    || documented_in.contains(&format!(" {flag}")),
                 "{flag} of `labelpress {command}` is documented"
             );
         }
@@ -185,8 +189,25 @@ fn links_in_the_readme_and_docs_resolve() {
 fn nothing_cites_files_outside_the_repository() {
     let root = manifest_dir();
     let out = Command::new("git")
-        .args(["grep", "-n", "-I", "-E", "DECISIONS|rendering-service\\.md|barcode-and-verification-services|\\.\\./shared"])
-        .args(["--", "src", "tests", "benches", "docs", "README.md", "templates", "scripts", "fuzz/fuzz_targets", ":!tests/suite/docs.rs"])
+        .args([
+            "grep",
+            "-n",
+            "-I",
+            "-E",
+            "DECISIONS|rendering-service\\.md|barcode-and-verification-services|\\.\\./shared",
+        ])
+        .args([
+            "--",
+            "src",
+            "tests",
+            "benches",
+            "docs",
+            "README.md",
+            "templates",
+            "scripts",
+            "fuzz/fuzz_targets",
+            ":!tests/suite/docs.rs",
+        ])
         .current_dir(&root)
         .output()
         .unwrap();
@@ -195,5 +216,8 @@ fn nothing_cites_files_outside_the_repository() {
     if out.status.code() == Some(1) || !root.join(".git").exists() {
         return;
     }
-    panic!("outside citations:\n{}", String::from_utf8_lossy(&out.stdout));
+    panic!(
+        "outside citations:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

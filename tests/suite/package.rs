@@ -25,7 +25,10 @@ fn runtime_stage() -> Vec<(String, String)> {
             Some((op.to_ascii_uppercase(), args.trim().to_string()))
         })
         .collect();
-    let last_from = instructions.iter().rposition(|(op, _)| op == "FROM").unwrap();
+    let last_from = instructions
+        .iter()
+        .rposition(|(op, _)| op == "FROM")
+        .unwrap();
     instructions[last_from..].to_vec()
 }
 
@@ -94,7 +97,10 @@ fn dockerfile_runs_the_cli_with_flags_it_accepts_and_checks_the_health_route() {
         .filter(|(op, _)| op == "RUN")
         .map(|(_, a)| a.as_str())
         .collect::<String>();
-    assert!(run.contains(&format!("useradd --system --uid 10001 --home-dir {}", volume[0])));
+    assert!(run.contains(&format!(
+        "useradd --system --uid 10001 --home-dir {}",
+        volume[0]
+    )));
     assert!(run.contains(&format!("chown {user}:{user} {}", volume[0])));
 
     // The health check asks this port for a route the server answers.
@@ -150,7 +156,10 @@ fn dockerfile_runs_the_cli_with_flags_it_accepts_and_checks_the_health_route() {
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(answer, "200");
-    assert!(data.path().join("admin-token").exists(), "state went to the volume");
+    assert!(
+        data.path().join("admin-token").exists(),
+        "state went to the volume"
+    );
 }
 
 #[test]
@@ -167,7 +176,10 @@ fn image_installs_the_fonts_the_tests_and_the_fallback_order_use() {
     assert!(read(".ci/run").contains("bash scripts/install-fonts.sh"));
     let installed = apt_packages(&runtime_stage());
     for font in &fonts {
-        assert!(installed.iter().any(|p| p == font), "{font} in {installed:?}");
+        assert!(
+            installed.iter().any(|p| p == font),
+            "{font} in {installed:?}"
+        );
     }
     // https verifier URLs need CA roots.
     assert!(installed.iter().any(|p| p == "ca-certificates"));
@@ -186,7 +198,10 @@ fn image_installs_the_fonts_the_tests_and_the_fallback_order_use() {
         .expect("a rust: build stage");
     let version = image.split('-').next().unwrap();
     let parse = |v: &str| -> Vec<u32> { v.split('.').map(|n| n.parse().unwrap()).collect() };
-    assert!(parse(version) >= parse(needed), "rust:{version} builds rust-version {needed}");
+    assert!(
+        parse(version) >= parse(needed),
+        "rust:{version} builds rust-version {needed}"
+    );
     assert!(dockerfile.contains("cargo build --release --locked"));
 }
 

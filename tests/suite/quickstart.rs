@@ -21,7 +21,11 @@ fn quickstart_block() -> String {
         .split_once("```sh\n")
         .expect("a sh block after the marker")
         .1;
-    block.split_once("```").expect("the block ends").0.to_string()
+    block
+        .split_once("```")
+        .expect("the block ends")
+        .0
+        .to_string()
 }
 
 #[test]
@@ -33,7 +37,10 @@ fn readme_quickstart_renders_a_label_over_http() {
     );
     // The newcomer's checkout: the examples the block sends, nothing else.
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&manifest_dir().join("examples"), &dir.path().join("examples"));
+    copy_dir(
+        &manifest_dir().join("examples"),
+        &dir.path().join("examples"),
+    );
     let port = free_port();
     let script = block
         .replace("cargo run -q --", "\"$LABELPRESS_BIN\"")
