@@ -63,6 +63,9 @@ pub enum TokenCommand {
         /// Per-token rate limit as PER_SECOND/BURST, e.g. 10/20.
         #[arg(long, value_parser = parse_rate_limit)]
         rate_limit: Option<(u32, u32)>,
+        /// Print only the secret (for scripts: TOKEN=$(labelpress token create ... --print-secret)).
+        #[arg(long)]
+        print_secret: bool,
     },
     /// List tokens (a table; --json for the API's JSON).
     List {
@@ -142,6 +145,7 @@ fn call(base: &str, command: &TokenCommand) -> AdminCall {
             balance,
             expires,
             rate_limit,
+            ..
         } => {
             let mut body = json!({"account": account, "balance": balance, "expires_at": expires.0});
             if let Some((per_second, burst)) = rate_limit {
@@ -202,6 +206,17 @@ pub fn run(args: TokenArgs) -> Result<Exit, Failure> {
                 )
             })?;
             out(&table(&tokens));
+        }
+        TokenCommand::Create {
+            print_secret: true, ..
+        } => {
+            let secret = value["token"].as_str().ok_or_else(|| {
+                Failure::new(
+                    Exit::Unavailable,
+                    format!("{}: the answer has no token", call.url()),
+                )
+            })?;
+            out(&format!("{secret}\n"));
         }
         command => {
             out(&format!(
