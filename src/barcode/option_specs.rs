@@ -14,7 +14,7 @@ use super::Symbology;
 pub struct OptionSpec {
     pub name: &'static str,
     /// Other spellings of the same option (`m` for `margin`).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub aliases: &'static [&'static str],
     #[serde(flatten)]
     pub kind: Kind,
@@ -408,7 +408,7 @@ pub fn known_anywhere(key: &str) -> bool {
 pub struct SymbologyInfo {
     pub name: &'static str,
     /// Other names the service accepts for it.
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub aliases: &'static [&'static str],
     /// 1 for bars, 2 for matrix and stacked symbols.
     pub dimensions: u8,

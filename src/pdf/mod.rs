@@ -141,7 +141,7 @@ pub struct ProfileInfo {
     /// The name `settings.profile` takes (case-insensitive).
     pub name: &'static str,
     /// Other names of the same profile.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<&'static str>,
     pub standard: &'static str,
     /// The PDF is tagged (structured).

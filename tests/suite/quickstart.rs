@@ -114,7 +114,7 @@ fn readme_quickstart_renders_a_label_over_http() {
     let decoded: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
     let symbols = decoded[svg_path.to_str().unwrap()].as_array().unwrap();
     assert_eq!(symbols.len(), 1, "{decoded}");
-    assert_eq!(symbols[0]["format"], "QRCode");
+    assert_eq!(symbols[0]["format"], "QR Code");
     assert_eq!(symbols[0]["text"], "https://example.com");
 
     // The token the block created paid for exactly the one render.
