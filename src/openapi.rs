@@ -430,14 +430,7 @@ fn barcode_without_content(path: &str) -> Value {
 
 fn verify(schemas: &mut Schemas) -> Value {
     let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
-    for r in [
-        Rejection::BadRequest,
-        Rejection::MissingToken,
-        Rejection::InvalidToken,
-        Rejection::TokenExpired,
-        Rejection::QuotaExceeded,
-        Rejection::Banned,
-    ] {
+    for r in Rejection::ALL {
         by_status.entry(r.status()).or_default().push(r.error());
     }
     let mut responses = BTreeMap::new();

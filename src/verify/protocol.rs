@@ -75,6 +75,16 @@ pub enum Rejection {
 }
 
 impl Rejection {
+    /// Every rejection, in the order of the enum.
+    pub const ALL: [Rejection; 6] = [
+        Rejection::BadRequest,
+        Rejection::MissingToken,
+        Rejection::InvalidToken,
+        Rejection::TokenExpired,
+        Rejection::QuotaExceeded,
+        Rejection::Banned,
+    ];
+
     pub fn status(self) -> u16 {
         match self {
             Rejection::BadRequest => 400,
@@ -97,16 +107,7 @@ impl Rejection {
 
     /// Inverse of [`Rejection::error`], for the HTTP client side.
     pub fn from_error(error: &str) -> Option<Rejection> {
-        [
-            Rejection::BadRequest,
-            Rejection::MissingToken,
-            Rejection::InvalidToken,
-            Rejection::TokenExpired,
-            Rejection::QuotaExceeded,
-            Rejection::Banned,
-        ]
-        .into_iter()
-        .find(|r| r.error() == error)
+        Rejection::ALL.into_iter().find(|r| r.error() == error)
     }
 }
 

@@ -27,10 +27,6 @@ use crate::support::*;
 /// where MaxiCode's hexagons and 0.25 mm GS1-128 modules are below a pixel.
 const DECODE_DPI: u32 = 300;
 
-fn gallery_script() -> PathBuf {
-    manifest_dir().join("tests/support/gallery.py")
-}
-
 fn blessing() -> bool {
     std::env::var("LABELPRESS_BLESS").is_ok_and(|v| v == "1")
 }
@@ -58,18 +54,9 @@ fn render_file(request: &Path, out: &Path) {
 
 /// The JSON `gallery.py PDF ARGS...` prints.
 fn gallery(pdf: &Path, args: &[String]) -> Value {
-    let out = Command::new("python3")
-        .arg(gallery_script())
-        .arg(pdf)
-        .args(args)
-        .output()
-        .expect("python3 must be installed (see .ci/run)");
-    assert!(
-        out.status.success(),
-        "gallery.py failed (is PyMuPDF installed? `pip install -r tests/support/requirements.txt`):\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut all = vec![pdf.as_os_str()];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    python_json("gallery.py", &all, "PyMuPDF")
 }
 
 fn path_arg(path: &Path) -> String {

@@ -105,13 +105,7 @@ fn readme_quickstart_renders_a_label_over_http() {
     let svg_path = dir.path().join("qr.svg");
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.contains("<svg"), "{svg}");
-    let decoded = Command::new("python3")
-        .arg(manifest_dir().join("tests/barcode/decode.py"))
-        .arg(&svg_path)
-        .output()
-        .unwrap();
-    assert!(decoded.status.success(), "{decoded:?}");
-    let decoded: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    let decoded = python_json("../barcode/decode.py", &[svg_path.as_os_str()], "zxing-cpp");
     let symbols = decoded[svg_path.to_str().unwrap()].as_array().unwrap();
     assert_eq!(symbols.len(), 1, "{decoded}");
     assert_eq!(symbols[0]["format"], "QR Code");

@@ -67,9 +67,15 @@ fn pdf_script(script: &str, reader: &str, pdf: &[u8]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.pdf");
     std::fs::write(&path, pdf).unwrap();
+    python_json(script, &[path.as_os_str()], reader)
+}
+
+/// The JSON that the Python script `tests/support/{script}` prints for
+/// `args`; `reader` names the packages it needs, for the failure message.
+pub fn python_json(script: &str, args: &[&std::ffi::OsStr], reader: &str) -> Value {
     let out = Command::new("python3")
         .arg(manifest_dir().join("tests/support").join(script))
-        .arg(&path)
+        .args(args)
         .output()
         .expect("python3 must be installed (see .ci/run)");
     assert!(
