@@ -23,7 +23,10 @@ use crate::request_schema::{self, DIALECT};
 use crate::verify::admin::{
     AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp,
 };
+use crate::verify::history::{UsageSeries, MAX_BUCKETS};
 use crate::verify::protocol::{Granted, Rejection, RejectionBody};
+use crate::verify::record::BannedAccount;
+use crate::verify::search::{TokenPage, DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
 
 /// The document, serialised once: it depends on nothing but the binary.
 pub fn bytes() -> &'static [u8] {
@@ -51,6 +54,8 @@ pub fn document() -> Value {
         "/admin/api/tokens/{id}/topup": {"post": admin_change::<TopUp>(&mut schemas, "topup", "Adds `amount` units to the balance.")},
         "/admin/api/tokens/{id}/expiry": {"post": admin_change::<Expiry>(&mut schemas, "expiry", "Sets or clears (`null`) the expiry.")},
         "/admin/api/tokens/{id}/revoke": {"post": admin_revoke(&mut schemas)},
+        "/admin/api/usage": {"get": admin_usage(&mut schemas)},
+        "/admin/api/accounts/banned": {"get": admin_banned(&mut schemas)},
         "/admin/api/accounts/{account}/ban": {"post": admin_ban(&mut schemas, true)},
         "/admin/api/accounts/{account}/unban": {"post": admin_ban(&mut schemas, false)},
         "/healthz": {"get": healthz()},
@@ -534,7 +539,7 @@ fn admin_errors(schemas: &mut Schemas, statuses: &[u16]) -> BTreeMap<String, Val
     all.into_iter()
         .map(|status| {
             let (description, headers): (&str, &[&str]) = match status {
-                400 => ("A query parameter given twice, a body that is not JSON (or repeats a key), or a bad path segment.", &[]),
+                400 => ("A query parameter given twice, unknown or out of range, a body that is not JSON (or repeats a key), or a bad path segment.", &[]),
                 401 => ("No admin token.", &["WWW-Authenticate"]),
                 403 => ("The admin token is wrong.", &[]),
                 404 => ("No token with this id.", &[]),
@@ -584,15 +589,71 @@ fn token_id() -> Value {
     path_param("id", "The token's id (not its secret).")
 }
 
+fn query_param(name: &str, description: &str, schema: Value) -> Value {
+    json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
+}
+
 fn admin_list_tokens(schemas: &mut Schemas) -> Value {
-    let list = json!({"type": "array", "items": schemas.of::<TokenView>()});
+    let list = json!({
+        "oneOf": [
+            {"type": "array", "items": schemas.of::<TokenView>(), "description": "Without query parameters: every token."},
+            schemas.of::<TokenPage>(),
+        ],
+    });
     admin_operation(
         schemas,
         "listTokens",
-        "Every token (never their secrets)",
+        "Every token, or one page of a search (never their secrets)",
+        vec![
+            query_param("q", "Part of the id or of the account (ASCII case ignored).", json!({"type": "string", "maxLength": 128})),
+            query_param("account", "The account, exactly.", json!({"type": "string"})),
+            query_param("status", "Only tokens with this status now.", json!({"enum": STATUSES})),
+            query_param("limit", "Page size.", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT})),
+            query_param("offset", "Matches to skip (`next` of the previous page).", json!({"type": "integer", "minimum": 0, "default": 0})),
+        ],
+        None,
+        (
+            200,
+            "Without query parameters, every token as an array (oldest first); with any, one page `{items, total, next}`.",
+            list,
+        ),
+        &[],
+    )
+}
+
+fn admin_usage(schemas: &mut Schemas) -> Value {
+    let series = schemas.of::<UsageSeries>();
+    let time = json!({"type": "string", "description": "RFC 3339 or Unix milliseconds."});
+    admin_operation(
+        schemas,
+        "tokenUsage",
+        "Usage over time of a token or an account, per UTC hour or day",
+        vec![
+            query_param("token", "A token id (exactly one of token and account).", json!({"type": "string"})),
+            query_param("account", "An account (exactly one of token and account).", json!({"type": "string"})),
+            query_param("bucket", "Bucket size.", json!({"enum": ["hour", "day"], "default": "hour"})),
+            query_param("from", "Start, rounded down to its bucket; default: 23 hours or 29 days before the current bucket.", time.clone()),
+            query_param("to", "End (exclusive), rounded up to a bucket boundary; default: the end of the current bucket.", time),
+        ],
+        None,
+        (
+            200,
+            &format!("Every bucket of the range, oldest first, empty ones at zero (at most {MAX_BUCKETS})."),
+            series,
+        ),
+        &[404],
+    )
+}
+
+fn admin_banned(schemas: &mut Schemas) -> Value {
+    let list = json!({"type": "array", "items": schemas.of::<BannedAccount>()});
+    admin_operation(
+        schemas,
+        "bannedAccounts",
+        "The banned accounts, by name",
         vec![],
         None,
-        (200, "The tokens.", list),
+        (200, "The banned accounts.", list),
         &[],
     )
 }

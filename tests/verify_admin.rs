@@ -16,6 +16,9 @@ const ROUTES: &[(&str, &str)] = &[
     ("POST", "/tokens/tok_000000000000/revoke"),
     ("POST", "/accounts/acme/ban"),
     ("POST", "/accounts/acme/unban"),
+    ("GET", "/tokens?q=tok"),
+    ("GET", "/usage?account=acme"),
+    ("GET", "/accounts/banned"),
 ];
 
 #[tokio::test]
@@ -347,4 +350,225 @@ async fn a_generated_admin_token_is_written_once_with_mode_0600() {
         labelpress::verify::VerifyService::open(dir.path(), Some("given".into())).unwrap();
     assert_eq!(explicit.admin_token(), "given");
     assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
+}
+
+/// `GET /admin/api/tokens` with search parameters: one page of matches,
+/// oldest first, `total` and the `next` offset.
+#[tokio::test]
+async fn tokens_are_searched_filtered_and_paged() {
+    let h = start().await;
+    let mut acme = Vec::new();
+    for _ in 0..7 {
+        acme.push(h.token("Acme-Labels", 5).await.id);
+    }
+    let mut beta = Vec::new();
+    for _ in 0..5 {
+        beta.push(h.token("beta", 5).await.id);
+    }
+    let ids = |body: &serde_json::Value| -> Vec<String> {
+        body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all: Vec<String> = acme.iter().chain(&beta).cloned().collect();
+    let page = h.admin("GET", "/tokens?limit=5", None).await.body;
+    assert_eq!(
+        (page["total"].as_u64(), page["next"].as_u64()),
+        (Some(12), Some(5))
+    );
+    assert_eq!(ids(&page), all[..5]);
+    let page = h.admin("GET", "/tokens?limit=5&offset=10", None).await.body;
+    assert_eq!(ids(&page), all[10..]);
+    assert_eq!(page["next"], json!(null));
+    let page = h.admin("GET", "/tokens?offset=99", None).await.body;
+    assert_eq!((page["total"].as_u64(), ids(&page).len()), (Some(12), 0));
+    // Part of an id, any case; part of an account; the account exactly.
+    let part = acme[3][4..].to_lowercase();
+    let page = h
+        .admin("GET", &format!("/tokens?q={part}"), None)
+        .await
+        .body;
+    assert_eq!(ids(&page), [acme[3].clone()]);
+    let page = h.admin("GET", "/tokens?q=ME-LAB", None).await.body;
+    assert_eq!(ids(&page), acme);
+    let page = h
+        .admin("GET", "/tokens?account=acme-labels", None)
+        .await
+        .body;
+    assert_eq!(page["total"], 0, "the account filter is exact");
+    // By status.
+    h.admin("POST", &format!("/tokens/{}/revoke", beta[1]), None)
+        .await;
+    h.admin("POST", "/accounts/Acme-Labels/ban", None).await;
+    let page = h.admin("GET", "/tokens?status=revoked", None).await.body;
+    assert_eq!(ids(&page), [beta[1].clone()]);
+    let page = h
+        .admin(
+            "GET",
+            "/tokens?status=banned&account=Acme-Labels&limit=2",
+            None,
+        )
+        .await
+        .body;
+    assert_eq!(
+        (page["total"].as_u64(), ids(&page)),
+        (Some(7), acme[..2].to_vec())
+    );
+    let page = h
+        .admin("GET", "/tokens?status=active&account=beta", None)
+        .await
+        .body;
+    assert_eq!(page["total"], 4);
+    // Without parameters: the plain array, as before.
+    let plain = h.admin("GET", "/tokens", None).await.body;
+    assert_eq!(plain.as_array().unwrap().len(), 12);
+
+    for query in [
+        "status=gone",
+        "limit=0",
+        "limit=501",
+        "offset=-1",
+        "page=2",
+        "q=a&q=b",
+        "account=%07",
+    ] {
+        let r = h.admin("GET", &format!("/tokens?{query}"), None).await;
+        assert_rejected(&r, 400, "Bad Request");
+    }
+}
+
+/// `GET /admin/api/usage`: every bucket of the range, the deductions in
+/// them, per token and per account; bad queries are 400, an unknown token 404.
+#[tokio::test]
+async fn usage_over_time_per_token_and_account() {
+    let h = start().await;
+    let a = h.token("acme", 100).await;
+    let b = h.token("acme", 100).await;
+    for (token, count) in [(&a, 3), (&a, 4), (&b, 5)] {
+        assert_eq!(h.verify(&token.token, count).await.status, 200);
+    }
+    let usage = h
+        .admin("GET", &format!("/usage?token={}", a.id), None)
+        .await;
+    assert_eq!(usage.status, 200, "{:?}", usage.body);
+    let body = usage.body;
+    let buckets = body["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), 24);
+    assert_eq!(
+        (body["units"].as_u64(), body["deductions"].as_u64()),
+        (Some(7), Some(2))
+    );
+    assert_eq!(body["bucket"], "hour");
+    assert_eq!(body["token"], a.id.as_str());
+    // The deductions are in the last bucket (or the one before it, if the
+    // hour turned meanwhile), which ends at `to`.
+    let used: Vec<_> = buckets.iter().filter(|b| b["units"] != 0).collect();
+    assert!(used
+        .iter()
+        .all(|b| b["start"] == buckets[23]["start"] || b["start"] == buckets[22]["start"]));
+    let start = |v: &serde_json::Value| {
+        time::OffsetDateTime::parse(
+            v.as_str().unwrap(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap()
+        .unix_timestamp()
+    };
+    assert_eq!(start(&body["to"]) - start(&buckets[23]["start"]), 3600);
+    assert!((start(&body["to"]) - now_ms() / 1000) <= 3600);
+    let days = h
+        .admin("GET", "/usage?account=acme&bucket=day", None)
+        .await
+        .body;
+    assert_eq!(days["buckets"].as_array().unwrap().len(), 30);
+    assert_eq!(
+        (days["units"].as_u64(), days["deductions"].as_u64()),
+        (Some(12), Some(3))
+    );
+    assert_eq!(days["account"], "acme");
+    // An explicit range, in milliseconds and RFC 3339.
+    let now = now_ms();
+    let from = now - 2 * 3_600_000;
+    let ranged = h
+        .admin(
+            "GET",
+            &format!("/usage?account=acme&from={from}&to={now}"),
+            None,
+        )
+        .await
+        .body;
+    assert_eq!(ranged["buckets"].as_array().unwrap().len(), 3);
+    assert_eq!(ranged["units"], 12);
+    let old = h
+        .admin("GET", "/usage?account=acme&bucket=day&from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00%2B01:00", None)
+        .await
+        .body;
+    assert_eq!(old["buckets"].as_array().unwrap().len(), 31, "{old}");
+    assert_eq!(
+        (old["from"].as_str(), old["to"].as_str()),
+        (Some("2020-01-01T00:00:00Z"), Some("2020-02-01T00:00:00Z"))
+    );
+    assert_eq!(old["units"], 0);
+
+    let r = h.admin("GET", "/usage?token=tok_000000000000", None).await;
+    assert_rejected(&r, 404, "Not Found");
+    for query in [
+        "",
+        "token=x&account=y",
+        "account=",
+        "token=x&bucket=week",
+        "token=x&from=yesterday",
+        "token=x&from=0",
+        "token=x&bucket=day&from=0",
+        "token=x&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z",
+        "token=x&to=1e3",
+        "token=x&limit=3",
+        "token=x&token=y",
+    ] {
+        let r = h.admin("GET", &format!("/usage?{query}"), None).await;
+        assert_rejected(&r, 400, "Bad Request");
+    }
+    let r = h.admin("GET", "/usage?token=x&from=0", None).await;
+    assert!(
+        r.body["message"].as_str().unwrap().contains("at most 1488"),
+        "{:?}",
+        r.body
+    );
+}
+
+/// `GET /admin/api/accounts/banned`: the banned accounts by name, with the
+/// time of the ban; an unban takes the account off.
+#[tokio::test]
+async fn banned_accounts_are_listed_until_unbanned() {
+    let h = start().await;
+    assert_eq!(
+        h.admin("GET", "/accounts/banned", None).await.body,
+        json!([])
+    );
+    let before = now_ms();
+    h.admin("POST", "/accounts/zeta/ban", None).await;
+    h.admin("POST", "/accounts/alpha/ban", None).await;
+    let listed = h.admin("GET", "/accounts/banned", None).await.body;
+    let names: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["account"].clone())
+        .collect();
+    assert_eq!(names, [json!("alpha"), json!("zeta")]);
+    let at = listed[0]["banned_at"].as_i64().unwrap();
+    assert!(at >= before && at <= now_ms(), "{listed}");
+    // Banned again: the first time stays.
+    h.admin("POST", "/accounts/alpha/ban", None).await;
+    assert_eq!(
+        h.admin("GET", "/accounts/banned", None).await.body[0]["banned_at"],
+        at
+    );
+    h.admin("POST", "/accounts/alpha/unban", None).await;
+    let listed = h.admin("GET", "/accounts/banned", None).await.body;
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["account"], "zeta");
 }

@@ -1,7 +1,9 @@
 //! The dashboard at `/admin` in headless Chromium: `tests/dashboard/drive.js`
 //! signs in, creates a token, spends with the secret it reads from the page,
-//! tops up, sets expiry, bans, unbans and revokes through the UI. Needs node
-//! and Chromium (`tests/dashboard/install.sh`); fails, never skips, without.
+//! reads the usage chart, tops up, sets expiry, searches and pages, bans,
+//! unbans and revokes through the UI, and checks the layout from 360 to
+//! 1,920 px (screenshots kept, see `driver::artifacts`). Needs node and
+//! Chromium (`tests/dashboard/install.sh`); fails, never skips, without.
 
 #[path = "dashboard/drive.rs"]
 mod driver;
@@ -13,7 +15,8 @@ use verify_support::*;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_manages_tokens_in_a_browser() {
     let h = start().await;
-    let summary = drive(&h.base, ADMIN, None).await;
+    let summary = drive(&h.base, ADMIN, None, "verifier").await;
+    driver::check_screenshots("verifier", &summary);
     let id = summary["id"].as_str().unwrap();
     // The store agrees with what the page showed.
     let detail = h.service.token(id).await.unwrap();
@@ -25,6 +28,7 @@ async fn the_dashboard_manages_tokens_in_a_browser() {
         detail.usage.iter().map(|u| u.count).collect::<Vec<_>>(),
         vec![3]
     );
+    assert_eq!(summary["units"], 3);
     let banned = h
         .admin("GET", "/tokens", None)
         .await
@@ -33,5 +37,9 @@ async fn the_dashboard_manages_tokens_in_a_browser() {
         .unwrap()
         .iter()
         .any(|t| t["status"] == "banned");
-    assert!(!banned, "the account was unbanned");
+    assert!(!banned, "the accounts were unbanned");
+    assert_eq!(
+        h.admin("GET", "/accounts/banned", None).await.body,
+        serde_json::json!([])
+    );
 }

@@ -5,9 +5,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
+use super::history::{Subject, UsageQuery, UsageSeries};
 use super::protocol::RateLimit;
-use super::record::{TokenRecord, Usage};
+use super::record::{BannedAccount, TokenRecord, Usage};
 use super::rules;
+use super::search::{TokenPage, TokenQuery};
 use super::secret::{self, TokenHash};
 use super::service::VerifyService;
 use super::store::{StoreError, UpdateError};
@@ -173,7 +175,7 @@ fn view(record: &TokenRecord, now: i64) -> TokenView {
     }
 }
 
-fn valid_account(account: &str) -> Result<(), AdminError> {
+pub(super) fn valid_account(account: &str) -> Result<(), AdminError> {
     if account.trim().is_empty() || account.len() > MAX_ACCOUNT_LEN {
         return Err(AdminError::Invalid(format!(
             "account must be 1 to {MAX_ACCOUNT_LEN} bytes"
@@ -245,6 +247,33 @@ impl VerifyService {
             .collect())
     }
 
+    /// One page of the tokens `query` matches.
+    pub async fn search_tokens(&self, query: &TokenQuery) -> Result<TokenPage, AdminError> {
+        let now = rules::now_ms();
+        let (records, total) = self.ledger.search(query, now).await?;
+        Ok(TokenPage {
+            next: query.next(records.len(), total),
+            items: records.iter().map(|r| view(r, now)).collect(),
+            total,
+        })
+    }
+
+    /// Usage over time of a token or an account.
+    pub async fn usage(&self, query: &UsageQuery) -> Result<UsageSeries, AdminError> {
+        match self.ledger.usage(query).await? {
+            Some(totals) => Ok(query.series(&totals)),
+            // Only a token can be unknown: an account's series is empty.
+            None => Err(AdminError::NotFound(match &query.subject {
+                Subject::Token(name) | Subject::Account(name) => name.clone(),
+            })),
+        }
+    }
+
+    /// The banned accounts, by name.
+    pub async fn banned_accounts(&self) -> Result<Vec<BannedAccount>, AdminError> {
+        Ok(self.ledger.banned().await?)
+    }
+
     pub async fn token(&self, id: &str) -> Result<TokenDetail, AdminError> {
         let record = self
             .ledger
@@ -312,7 +341,9 @@ impl VerifyService {
     /// without tokens can be banned ahead of time.
     pub async fn set_banned(&self, account: &str, banned: bool) -> Result<AccountView, AdminError> {
         valid_account(account)?;
-        self.ledger.set_banned(account, banned).await?;
+        self.ledger
+            .set_banned(account, banned, rules::now_ms())
+            .await?;
         tracing::info!(%account, banned, "verifier: account ban changed");
         Ok(AccountView {
             account: account.to_string(),

@@ -17,7 +17,9 @@ use axum::{Extension, Json, Router};
 use serde::de::DeserializeOwned;
 
 use super::admin::{AdminError, Expiry, NewToken, TopUp};
+use super::history::UsageQuery;
 use super::protocol::{RateLimit, Rejection, RejectionBody, Verdict, VerifyCall};
+use super::search::TokenQuery;
 use super::service::VerifyService;
 use crate::auth::limits::FailedAuth;
 
@@ -77,6 +79,8 @@ pub fn router_with(service: Arc<VerifyService>, failed_auth: RateLimit) -> Route
         .route("/tokens/{id}/topup", post(top_up))
         .route("/tokens/{id}/expiry", post(set_expiry))
         .route("/tokens/{id}/revoke", post(revoke))
+        .route("/usage", get(usage))
+        .route("/accounts/banned", get(banned_accounts))
         .route("/accounts/{account}/ban", post(ban))
         .route("/accounts/{account}/unban", post(unban))
         .route_layer(middleware::from_fn_with_state(shared.clone(), admin_only));
@@ -349,8 +353,40 @@ async fn create_token(State(service): Service, body: Bytes) -> Result<Response, 
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
-async fn list_tokens(State(service): Service) -> Result<Response, AdminError> {
-    Ok(Json(service.list_tokens().await?).into_response())
+/// The admin API's query parameters, each at most once (the guard
+/// [`admin_only`] already refused repeats; this is its answer again).
+fn admin_query(
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<HashMap<String, String>, AdminError> {
+    unique_query(query).map_err(AdminError::BadRequest)
+}
+
+/// `GET /admin/api/tokens`: without parameters every token as an array
+/// (the older answer, which `labelpress token list` reads); with any of
+/// `q`, `account`, `status`, `limit`, `offset` one page `{items, total, next}`.
+async fn list_tokens(
+    State(service): Service,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Response, AdminError> {
+    let query = admin_query(query)?;
+    match TokenQuery::parse(&query).map_err(AdminError::BadRequest)? {
+        None => Ok(Json(service.list_tokens().await?).into_response()),
+        Some(search) => Ok(Json(service.search_tokens(&search).await?).into_response()),
+    }
+}
+
+async fn usage(
+    State(service): Service,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Response, AdminError> {
+    let query = admin_query(query)?;
+    let query =
+        UsageQuery::parse(&query, super::rules::now_ms()).map_err(AdminError::BadRequest)?;
+    Ok(Json(service.usage(&query).await?).into_response())
+}
+
+async fn banned_accounts(State(service): Service) -> Result<Response, AdminError> {
+    Ok(Json(service.banned_accounts().await?).into_response())
 }
 
 async fn show_token(

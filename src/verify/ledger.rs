@@ -14,9 +14,11 @@
 
 use std::sync::Arc;
 
+use super::history::{Totals, UsageQuery};
 use super::postgres::PgLedger;
-use super::record::TokenRecord;
+use super::record::{BannedAccount, TokenRecord};
 use super::rules;
+use super::search::TokenQuery;
 use super::secret::TokenHash;
 use super::store::{Deduction, Outcome, SledStore, StoreError, UpdateError};
 use crate::group_commit::{Durable, GroupCommit, Linger};
@@ -145,14 +147,50 @@ impl Ledger {
         }
     }
 
-    /// Bans or unbans `account` and with it every one of its tokens.
-    pub async fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+    /// The tokens `query` matches at `now`: one page of them, oldest
+    /// first (without usage), and how many match in all.
+    pub async fn search(
+        &self,
+        query: &TokenQuery,
+        now: i64,
+    ) -> Result<(Vec<TokenRecord>, u64), StoreError> {
+        match self {
+            Ledger::Embedded(e) => e.store.search(query, now),
+            Ledger::Postgres(pg) => pg.search(query, now).await,
+        }
+    }
+
+    /// The usage `query` asks for, summed per bucket (only buckets with
+    /// usage); `None` when it names a token that does not exist.
+    pub async fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
+        match self {
+            Ledger::Embedded(e) => e.store.usage(query),
+            Ledger::Postgres(pg) => pg.usage(query).await,
+        }
+    }
+
+    /// Bans (at `now`) or unbans `account` and with it every one of its
+    /// tokens.
+    pub async fn set_banned(
+        &self,
+        account: &str,
+        banned: bool,
+        now: i64,
+    ) -> Result<(), StoreError> {
         match self {
             Ledger::Embedded(e) => {
-                e.store.set_banned(account, banned)?;
+                e.store.set_banned(account, banned, now)?;
                 e.durable().await
             }
-            Ledger::Postgres(pg) => pg.set_banned(account, banned).await,
+            Ledger::Postgres(pg) => pg.set_banned(account, banned, now).await,
+        }
+    }
+
+    /// The banned accounts, by name.
+    pub async fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
+        match self {
+            Ledger::Embedded(e) => e.store.banned(),
+            Ledger::Postgres(pg) => pg.banned().await,
         }
     }
 

@@ -11,8 +11,10 @@ use tokio_postgres::Client;
 
 /// `(version, name, SQL)`, versions counting up from 1. Never edit a
 /// released migration: add the next one.
-const MIGRATIONS: &[(i32, &str, &str)] =
-    &[(1, "ledger", include_str!("migrations/0001_ledger.sql"))];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (1, "ledger", include_str!("migrations/0001_ledger.sql")),
+    (2, "history", include_str!("migrations/0002_history.sql")),
+];
 
 /// Key of the advisory lock migrations hold ("lpschema" in ASCII).
 const LOCK: i64 = 0x6c70_7363_6865_6d61;

@@ -23,11 +23,13 @@
 //! [`postgres_batch`] (its group commit) and [`migrations`] (the ledger on
 //! PostgreSQL), [`ledger`] (either, with the
 //! group commit around the embedded one), [`service`], [`admin`]
-//! (administration operations), [`http`] (routes), [`cli`] (`labelpress token`)
+//! (administration operations), [`search`] (token search and paging),
+//! [`history`] (usage over time), [`http`] (routes), [`cli`] (`labelpress token`)
 //! and [`admin_client`] (its HTTP calls and their errors).
 pub mod admin;
 pub mod admin_client;
 pub mod cli;
+pub mod history;
 pub mod http;
 pub mod ledger;
 pub mod migrations;
@@ -36,6 +38,7 @@ pub mod postgres_batch;
 pub mod protocol;
 pub mod record;
 pub mod rules;
+pub mod search;
 pub mod secret;
 pub mod service;
 pub mod store;

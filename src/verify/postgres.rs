@@ -1,6 +1,6 @@
 //! The ledger on PostgreSQL (`--database-url`), shared by every verifier
-//! node given the same database. Schema: `migrations/0001_ledger.sql`,
-//! applied at start by [`super::migrations`].
+//! node given the same database. Schema: `migrations/0001_ledger.sql` and
+//! `migrations/0002_history.sql`, applied at start by [`super::migrations`].
 //!
 //! A deduction without an `Idempotency-Key` is one statement: a conditional
 //! decrement of the token's row that checks revocation, the ban (copied
@@ -30,10 +30,12 @@ use deadpool_postgres::{
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{NoTls, Row};
 
+use super::history::{Subject, Totals, UsageQuery};
 use super::postgres_batch::{Applied, Batcher};
 use super::protocol::{Granted, RateLimit, Rejection};
-use super::record::{IdempotencyRecord, TokenRecord, RECENT_USAGE};
+use super::record::{BannedAccount, IdempotencyRecord, TokenRecord, RECENT_USAGE};
 use super::rules;
+use super::search::TokenQuery;
 use super::secret::TokenHash;
 use super::store::{Deduction, Outcome, StoreError, UpdateError};
 
@@ -66,6 +68,20 @@ pub(super) const DEDUCT: &str = "WITH d AS (
         SELECT hash, $3, $2, balance FROM d
     )
     SELECT balance, expires_at, rate_per_second, rate_burst FROM d";
+
+/// The `WHERE` of a token search ([`TokenQuery::matches`] in SQL);
+/// parameters: q (lowercased), account, status, now. `translate` lowercases
+/// ASCII only, as the query's `q` is, whatever the database's locale.
+const SEARCH_WHERE: &str = "WHERE ($1::text IS NULL
+        OR strpos(translate(id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), $1) > 0
+        OR strpos(translate(account, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), $1) > 0)
+      AND ($2::text IS NULL OR account = $2)
+      AND ($3::text IS NULL OR $3 = CASE
+            WHEN revoked THEN 'revoked'
+            WHEN banned THEN 'banned'
+            WHEN expires_at IS NOT NULL AND expires_at <= $4 THEN 'expired'
+            WHEN balance = 0 THEN 'exhausted'
+            ELSE 'active' END)";
 
 /// How the ledger connects.
 #[derive(Debug, Clone, Copy)]
@@ -410,14 +426,103 @@ impl PgLedger {
         .await
     }
 
-    pub async fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
+    /// One page of the tokens `query` matches at `now`, and their number.
+    pub async fn search(
+        &self,
+        query: &TokenQuery,
+        now: i64,
+    ) -> Result<(Vec<TokenRecord>, u64), StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let limit = i64::try_from(query.limit).unwrap_or(i64::MAX);
+            let offset = i64::try_from(query.offset).unwrap_or(i64::MAX);
+            let filter: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+                [&query.q, &query.account, &query.status, &now];
+            let total: i64 = client
+                .query_one(&format!("SELECT count(*) FROM lp_tokens {SEARCH_WHERE}"), &filter)
+                .await
+                .map_err(db)?
+                .get(0);
+            let page = client
+                .query(
+                    &format!(
+                        "{} {SEARCH_WHERE} ORDER BY created_at, id COLLATE \"C\" LIMIT $5 OFFSET $6",
+                        select_tokens!("")
+                    ),
+                    &[filter[0], filter[1], filter[2], filter[3], &limit, &offset],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(token)
+                .collect::<Result<_, _>>()?;
+            Ok((page, to_u64(total)?))
+        })
+        .await
+    }
+
+    /// The usage rows of the token or account in the query's range,
+    /// summed per bucket; `None` for an unknown token.
+    pub async fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            // `at` is never negative (the query's range starts at 1970 or
+            // later), so integer division rounds down to the bucket start.
+            let (tokens, name) = match &query.subject {
+                Subject::Token(id) => {
+                    let known = client
+                        .query_opt("SELECT 1 FROM lp_tokens WHERE id = $1", &[id])
+                        .await
+                        .map_err(db)?;
+                    if known.is_none() {
+                        return Ok(None);
+                    }
+                    ("SELECT hash FROM lp_tokens WHERE id = $1", id)
+                }
+                Subject::Account(account) => {
+                    ("SELECT hash FROM lp_tokens WHERE account = $1", account)
+                }
+            };
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT at / $4 * $4 AS start, count(*), sum(count)::bigint
+                         FROM lp_usage WHERE token_hash IN ({tokens})
+                           AND at >= $2 AND at < $3
+                         GROUP BY 1 ORDER BY 1"
+                    ),
+                    &[name, &query.from, &query.to, &query.bucket.ms()],
+                )
+                .await
+                .map_err(db)?;
+            let totals = rows
+                .iter()
+                .map(|row| Ok((row.get(0), to_u64(row.get(1))?, to_u64(row.get(2))?)))
+                .collect::<Result<_, StoreError>>()?;
+            Ok(Some(totals))
+        })
+        .await
+    }
+
+    /// Bans (at `now`, unless already banned: the first time stays) or
+    /// unbans `account` and every token of it.
+    pub async fn set_banned(
+        &self,
+        account: &str,
+        banned: bool,
+        now: i64,
+    ) -> Result<(), StoreError> {
         self.bounded(async {
             let mut client = self.client().await?;
             let tx = client.transaction().await.map_err(db)?;
+            let banned_at = banned.then_some(now);
             tx.execute(
-                "INSERT INTO lp_accounts (name, banned) VALUES ($1, $2)
-                 ON CONFLICT (name) DO UPDATE SET banned = EXCLUDED.banned",
-                &[&account, &banned],
+                "INSERT INTO lp_accounts (name, banned, banned_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (name) DO UPDATE SET banned = EXCLUDED.banned,
+                   banned_at = CASE WHEN NOT EXCLUDED.banned THEN NULL
+                                    WHEN lp_accounts.banned THEN lp_accounts.banned_at
+                                    ELSE EXCLUDED.banned_at END",
+                &[&account, &banned, &banned_at],
             )
             .await
             .map_err(db)?;
@@ -428,6 +533,29 @@ impl PgLedger {
             .await
             .map_err(db)?;
             tx.commit().await.map_err(db)
+        })
+        .await
+    }
+}
+
+impl PgLedger {
+    /// The banned accounts, by name.
+    pub async fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            Ok(client
+                .query(
+                    "SELECT name, banned_at FROM lp_accounts WHERE banned ORDER BY name COLLATE \"C\"",
+                    &[],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(|row| BannedAccount {
+                    account: row.get(0),
+                    banned_at: row.get(1),
+                })
+                .collect())
         })
         .await
     }

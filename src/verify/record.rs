@@ -109,6 +109,18 @@ impl TokenRecord {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccountRecord {
     pub banned: bool,
+    /// Unix milliseconds of the ban in force; `None` when not banned, or
+    /// banned before the time was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banned_at: Option<i64>,
+}
+
+/// A banned account as `GET /admin/api/accounts/banned` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BannedAccount {
+    pub account: String,
+    /// Unix milliseconds; `null` for a ban older than this field.
+    pub banned_at: Option<i64>,
 }
 
 /// The first answer given for an idempotency key (only deducting answers are

@@ -8,6 +8,15 @@
 //! - `accounts`: account name -> [`AccountRecord`]
 //! - `idempotency`: SHA-256 of the secret ++ key -> [`IdempotencyRecord`]
 //!   (scoped by token so one client cannot replay another's answer)
+//! - `usage_tokens`, `usage_accounts`: token id or account name ++ `0x00`
+//!   ++ the UTC hour (big-endian, sign bit flipped so keys sort by time)
+//!   -> deductions and units in that hour (two big-endian `u64`). The usage
+//!   history for `GET /admin/api/usage`: a range of hours is one range scan
+//!   of one prefix, whatever else the ledger holds. Neither an id nor an
+//!   account contains `0x00` (accounts refuse control characters), so one
+//!   name's keys never run into another's.
+//! - `meta`: `usage_history` once the hourly totals were filled from the
+//!   records' recent usage (stores older than the history)
 //!
 //! Every change to a token is a compare-and-swap loop on its record: read,
 //! check, write only if the record is still what was read, else judge
@@ -37,9 +46,11 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::history::{Totals, UsageQuery, HOUR_MS};
 use super::protocol::{Granted, Rejection};
-use super::record::{AccountRecord, IdempotencyRecord, PendingKey, TokenRecord};
+use super::record::{AccountRecord, BannedAccount, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
+use super::search::TokenQuery;
 use super::secret::TokenHash;
 use crate::group_commit::NotDurable;
 use crate::synced_sled::{FlushError, SyncedSled};
@@ -116,7 +127,45 @@ pub struct SledStore {
     ids: sled::Tree,
     accounts: sled::Tree,
     idempotency: sled::Tree,
+    usage_tokens: sled::Tree,
+    usage_accounts: sled::Tree,
+    meta: sled::Tree,
     key_locks: [Mutex<()>; KEY_LOCKS],
+}
+
+/// The `meta` key set once the usage history was filled (see the module doc).
+const USAGE_HISTORY: &[u8] = b"usage_history";
+
+/// The key of `name`'s hourly total for the hour holding `at`.
+fn usage_key(name: &str, at: i64) -> Vec<u8> {
+    let hour = at.div_euclid(HOUR_MS);
+    let mut key = Vec::with_capacity(name.len() + 9);
+    key.extend_from_slice(name.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&((hour as u64) ^ (1 << 63)).to_be_bytes());
+    key
+}
+
+/// The hour's start (Unix milliseconds) of a [`usage_key`].
+fn usage_key_hour(key: &[u8]) -> Option<i64> {
+    let bytes: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
+    Some(((u64::from_be_bytes(bytes) ^ (1 << 63)) as i64).saturating_mul(HOUR_MS))
+}
+
+/// An hourly total: (deductions, units).
+fn decode_totals(bytes: &[u8]) -> Result<(u64, u64), StoreError> {
+    let (a, b) = bytes
+        .split_at_checked(8)
+        .filter(|(_, b)| b.len() == 8)
+        .ok_or_else(|| StoreError::Corrupt("usage total of the wrong length".into()))?;
+    let n = |x: &[u8]| u64::from_be_bytes(x.try_into().unwrap_or_default());
+    Ok((n(a), n(b)))
+}
+
+fn encode_totals(deductions: u64, units: u64) -> Vec<u8> {
+    let mut v = deductions.to_be_bytes().to_vec();
+    v.extend_from_slice(&units.to_be_bytes());
+    v
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
@@ -182,6 +231,9 @@ impl SledStore {
             ids: db.open_tree("token_ids")?,
             accounts: db.open_tree("accounts")?,
             idempotency: db.open_tree("idempotency")?,
+            usage_tokens: db.open_tree("usage_tokens")?,
+            usage_accounts: db.open_tree("usage_accounts")?,
+            meta: db.open_tree("meta")?,
             key_locks: std::array::from_fn(|_| Mutex::new(())),
             db: SyncedSled::new(db, dir).map_err(sled::Error::from)?,
         };
@@ -191,7 +243,43 @@ impl SledStore {
         if !banned.is_empty() {
             store.copy_bans(|account| banned.contains(account).then_some(true))?;
         }
+        if store.meta.get(USAGE_HISTORY)?.is_none() {
+            store.fill_usage_history()?;
+        }
         Ok(store)
+    }
+
+    /// A store older than the usage history has only each record's recent
+    /// deductions: they become its first hourly totals, once.
+    fn fill_usage_history(&self) -> Result<(), StoreError> {
+        for item in self.tokens.iter() {
+            let (_, bytes) = item?;
+            let record: TokenRecord = decode(&bytes)?;
+            for &(at, count, _) in &record.usage {
+                self.count_usage(&record, count, at)?;
+            }
+        }
+        self.meta.insert(USAGE_HISTORY, &[1u8][..])?;
+        Ok(())
+    }
+
+    /// Adds a deduction of `count` at `at` to the hourly totals of the
+    /// record's token and account. Written right after the deduction and
+    /// before its answer waits for the flush, so a granted answer's usage
+    /// is as durable as the deduction.
+    fn count_usage(&self, record: &TokenRecord, count: u64, at: i64) -> Result<(), StoreError> {
+        let add = |old: Option<&[u8]>| {
+            let (deductions, units) = old.and_then(|v| decode_totals(v).ok()).unwrap_or_default();
+            Some(encode_totals(
+                deductions.saturating_add(1),
+                units.saturating_add(count),
+            ))
+        };
+        self.usage_tokens
+            .fetch_and_update(usage_key(&record.id, at), add)?;
+        self.usage_accounts
+            .fetch_and_update(usage_key(&record.account, at), add)?;
+        Ok(())
     }
 
     /// The record's bytes (for compare-and-swap) and the record.
@@ -296,6 +384,7 @@ impl SledStore {
                 Some(encode(&record)),
             )?;
             if swapped.is_ok() {
+                self.count_usage(&record, call.count, call.now)?;
                 return Ok(Outcome::Granted {
                     granted,
                     wrote: true,
@@ -445,12 +534,89 @@ impl SledStore {
         Ok(all)
     }
 
-    /// Bans or unbans `account` and every token of it. An account without
-    /// tokens can be banned ahead of time.
-    pub fn set_banned(&self, account: &str, banned: bool) -> Result<(), StoreError> {
-        self.accounts
-            .insert(account.as_bytes(), encode(&AccountRecord { banned }))?;
+    /// One page of the tokens `query` matches at `now`, and their number.
+    /// A scan of every record, as [`SledStore::list`].
+    pub fn search(
+        &self,
+        query: &TokenQuery,
+        now: i64,
+    ) -> Result<(Vec<TokenRecord>, u64), StoreError> {
+        let matches: Vec<TokenRecord> = self
+            .list()?
+            .into_iter()
+            .filter(|r| query.matches(r, now))
+            .collect();
+        let total = matches.len() as u64;
+        let page = matches
+            .into_iter()
+            .skip(query.offset)
+            .take(query.limit)
+            .collect();
+        Ok((page, total))
+    }
+
+    /// The hourly totals of the token or account in the query's range,
+    /// summed per bucket; `None` for an unknown token.
+    pub fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
+        let (tree, name) = match &query.subject {
+            super::history::Subject::Token(id) => {
+                if self.ids.get(id.as_bytes())?.is_none() {
+                    return Ok(None);
+                }
+                (&self.usage_tokens, id)
+            }
+            super::history::Subject::Account(account) => (&self.usage_accounts, account),
+        };
+        let mut totals: Vec<Totals> = Vec::new();
+        for item in tree.range(usage_key(name, query.from)..usage_key(name, query.to)) {
+            let (key, value) = item?;
+            let hour = usage_key_hour(&key)
+                .ok_or_else(|| StoreError::Corrupt("usage key too short".into()))?;
+            let (deductions, units) = decode_totals(&value)?;
+            let start = query.bucket.start(hour);
+            match totals.last_mut() {
+                Some(last) if last.0 == start => {
+                    last.1 = last.1.saturating_add(deductions);
+                    last.2 = last.2.saturating_add(units);
+                }
+                _ => totals.push((start, deductions, units)),
+            }
+        }
+        Ok(Some(totals))
+    }
+
+    /// Bans (at `now`, unless already banned: the first time stays) or
+    /// unbans `account` and every token of it. An account without tokens
+    /// can be banned ahead of time.
+    pub fn set_banned(&self, account: &str, banned: bool, now: i64) -> Result<(), StoreError> {
+        self.accounts.fetch_and_update(account.as_bytes(), |old| {
+            // The ban is written whole: an unreadable old record only
+            // loses its ban time.
+            let old: AccountRecord = old.and_then(|v| decode(v).ok()).unwrap_or_default();
+            let banned_at = match (banned, old.banned) {
+                (false, _) => None,
+                (true, true) => old.banned_at,
+                (true, false) => Some(now),
+            };
+            Some(encode(&AccountRecord { banned, banned_at }))
+        })?;
         self.mark_banned(account, banned)
+    }
+
+    /// The banned accounts, by name.
+    pub fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
+        let mut banned = Vec::new();
+        for item in self.accounts.iter() {
+            let (k, v) = item?;
+            let record: AccountRecord = decode(&v)?;
+            if record.banned {
+                banned.push(BannedAccount {
+                    account: String::from_utf8_lossy(&k).into_owned(),
+                    banned_at: record.banned_at,
+                });
+            }
+        }
+        Ok(banned)
     }
 
     pub fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
@@ -640,7 +806,7 @@ mod ban_tests {
         let store = SledStore::open(dir.path(), false).unwrap();
         let first = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
         assert!(store.insert(&first, &TokenRecord::sample(10)).unwrap());
-        store.set_banned("acme", true).unwrap();
+        store.set_banned("acme", true, 5).unwrap();
         assert_eq!(
             store.verify(&deduct(&first)).unwrap(),
             Outcome::Rejected(Rejection::Banned)
@@ -652,7 +818,7 @@ mod ban_tests {
         };
         assert!(store.insert(&second, &record).unwrap());
         assert!(store.get("tok_BBBBBBBBBBBB").unwrap().unwrap().banned);
-        store.set_banned("acme", false).unwrap();
+        store.set_banned("acme", false, 6).unwrap();
         assert!(matches!(
             store.verify(&deduct(&second)).unwrap(),
             Outcome::Granted { .. }
@@ -671,7 +837,13 @@ mod ban_tests {
             assert!(store.insert(&hash, &TokenRecord::sample(10)).unwrap());
             store
                 .accounts
-                .insert("acme", encode(&AccountRecord { banned: true }))
+                .insert(
+                    "acme",
+                    encode(&AccountRecord {
+                        banned: true,
+                        banned_at: None,
+                    }),
+                )
                 .unwrap();
             store.flush().unwrap();
         }
@@ -680,6 +852,155 @@ mod ban_tests {
         assert_eq!(
             store.verify(&deduct(&hash)).unwrap(),
             Outcome::Rejected(Rejection::Banned)
+        );
+    }
+}
+
+#[cfg(test)]
+mod history_tests {
+    use super::*;
+    use crate::verify::history::{Bucket, Subject, DAY_MS};
+
+    fn call(hash: &TokenHash, count: u64, dry_run: bool, now: i64) -> Deduction<'_> {
+        Deduction {
+            hash,
+            count,
+            dry_run,
+            idempotency_key: None,
+            now,
+        }
+    }
+
+    fn query(subject: Subject, bucket: Bucket, from: i64, to: i64) -> UsageQuery {
+        UsageQuery {
+            subject,
+            bucket,
+            from,
+            to,
+        }
+    }
+
+    /// Hourly totals per token and per account, summed into hour or day
+    /// buckets within the range; rejected and dry calls count nothing.
+    #[test]
+    fn usage_is_summed_per_bucket_for_a_token_and_its_account() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let a = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let b = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
+        assert!(store.insert(&a, &TokenRecord::sample(100)).unwrap());
+        let other = TokenRecord {
+            id: "tok_BBBBBBBBBBBB".into(),
+            ..TokenRecord::sample(100)
+        };
+        assert!(store.insert(&b, &other).unwrap());
+        let day2 = DAY_MS + 5 * HOUR_MS;
+        for (hash, count, now) in [
+            (&a, 2, 10),          // day 0, hour 0
+            (&a, 3, HOUR_MS - 1), // day 0, hour 0
+            (&a, 1, HOUR_MS),     // day 0, hour 1
+            (&b, 4, 30 * 60_000), // the other token, day 0, hour 0
+            (&a, 5, day2),        // day 1, hour 29
+        ] {
+            let outcome = store.verify(&call(hash, count, false, now)).unwrap();
+            assert!(matches!(outcome, Outcome::Granted { .. }), "{outcome:?}");
+        }
+        // A dry run and a refused count leave the history as it is.
+        store.verify(&call(&a, 1, true, 20)).unwrap();
+        assert_eq!(
+            store.verify(&call(&a, 1000, false, 20)).unwrap(),
+            Outcome::Rejected(Rejection::QuotaExceeded)
+        );
+        let token = Subject::Token("tok_AAAAAAAAAAAA".into());
+        let hours = store
+            .usage(&query(token.clone(), Bucket::Hour, 0, 2 * DAY_MS))
+            .unwrap()
+            .unwrap();
+        assert_eq!(hours, vec![(0, 2, 5), (HOUR_MS, 1, 1), (day2, 1, 5)]);
+        let days = store
+            .usage(&query(token.clone(), Bucket::Day, 0, 2 * DAY_MS))
+            .unwrap()
+            .unwrap();
+        assert_eq!(days, vec![(0, 3, 6), (DAY_MS, 1, 5)]);
+        // The range bounds the scan: only the second hour.
+        let one = store
+            .usage(&query(token, Bucket::Hour, HOUR_MS, 2 * HOUR_MS))
+            .unwrap()
+            .unwrap();
+        assert_eq!(one, vec![(HOUR_MS, 1, 1)]);
+        // The account sums both tokens; an unknown account is empty.
+        let account = store
+            .usage(&query(
+                Subject::Account("acme".into()),
+                Bucket::Day,
+                0,
+                DAY_MS,
+            ))
+            .unwrap()
+            .unwrap();
+        assert_eq!(account, vec![(0, 4, 10)]);
+        let nobody = Subject::Account("acm".into());
+        assert_eq!(
+            store.usage(&query(nobody, Bucket::Day, 0, DAY_MS)).unwrap(),
+            Some(vec![])
+        );
+        // An unknown token is not an empty series.
+        let unknown = Subject::Token("tok_CCCCCCCCCCCC".into());
+        assert_eq!(
+            store
+                .usage(&query(unknown, Bucket::Day, 0, DAY_MS))
+                .unwrap(),
+            None
+        );
+    }
+
+    /// A store from before the history: each record's recent deductions
+    /// become hourly totals when it is opened, once.
+    #[test]
+    fn an_older_store_gets_its_recent_usage_as_history_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        {
+            let store = SledStore::open(dir.path(), false).unwrap();
+            let mut record = TokenRecord::sample(10);
+            record.usage = vec![(5, 2, 8), (HOUR_MS + 5, 3, 5)];
+            assert!(store.insert(&hash, &record).unwrap());
+            // As an older labelpress left it: no totals, no marker.
+            store.usage_tokens.clear().unwrap();
+            store.usage_accounts.clear().unwrap();
+            store.meta.clear().unwrap();
+            store.flush().unwrap();
+        }
+        let q = query(Subject::Account("acme".into()), Bucket::Hour, 0, DAY_MS);
+        for _ in 0..2 {
+            let store = SledStore::open(dir.path(), false).unwrap();
+            assert_eq!(
+                store.usage(&q).unwrap().unwrap(),
+                vec![(0, 1, 2), (HOUR_MS, 1, 3)]
+            );
+            store.flush().unwrap();
+        }
+    }
+
+    /// The ban's time is kept from the first ban until the unban.
+    #[test]
+    fn banned_accounts_are_listed_with_the_time_of_their_ban() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        store.set_banned("b", true, 7).unwrap();
+        store.set_banned("a", true, 8).unwrap();
+        store.set_banned("b", true, 9).unwrap();
+        store.set_banned("c", true, 9).unwrap();
+        store.set_banned("c", false, 10).unwrap();
+        let listed: Vec<_> = store
+            .banned()
+            .unwrap()
+            .into_iter()
+            .map(|b| (b.account, b.banned_at))
+            .collect();
+        assert_eq!(
+            listed,
+            vec![("a".to_string(), Some(8)), ("b".to_string(), Some(7))]
         );
     }
 }
