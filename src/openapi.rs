@@ -623,7 +623,7 @@ fn admin_list_tokens(schemas: &mut Schemas) -> Value {
 
 fn admin_usage(schemas: &mut Schemas) -> Value {
     let series = schemas.of::<UsageSeries>();
-    let time = json!({"type": "string", "description": "RFC 3339 or Unix milliseconds."});
+    let time = json!({"type": "string", "description": "RFC 3339, a date (its start, UTC) or Unix milliseconds."});
     admin_operation(
         schemas,
         "tokenUsage",

@@ -118,17 +118,20 @@ pub fn rfc3339(ms: i64) -> String {
         .unwrap_or_else(|| ms.to_string())
 }
 
-/// A time parameter: Unix milliseconds or RFC 3339 with an offset, between
-/// 1970 and 9999.
+/// A time parameter: Unix milliseconds, RFC 3339 with an offset, or a
+/// date (its start, UTC), between 1970 and 9999.
 fn parse_time(name: &str, value: &str) -> Result<i64, String> {
+    let date = time::macros::format_description!("[year]-[month]-[day]");
     let ms = match value.parse::<i64>() {
         Ok(ms) => ms,
         Err(_) => {
-            let at = OffsetDateTime::parse(value, &Rfc3339).map_err(|_| {
-                format!(
-                    "{name} must be RFC 3339 (2026-11-26T03:00:00Z) or Unix milliseconds, not {value:?}"
-                )
-            })?;
+            let at = OffsetDateTime::parse(value, &Rfc3339)
+                .or_else(|_| time::Date::parse(value, date).map(|d| d.midnight().assume_utc()))
+                .map_err(|_| {
+                    format!(
+                        "{name} must be RFC 3339 (2026-11-26T03:00:00Z), a date (2026-11-26, UTC) or Unix milliseconds, not {value:?}"
+                    )
+                })?;
             i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(-1)
         }
     };
@@ -283,6 +286,20 @@ mod tests {
         .unwrap();
         assert_eq!(rfc3339(q.from), "2026-11-26T02:00:00Z");
         assert_eq!(rfc3339(q.to), "2026-11-26T04:00:00Z");
+        let q = parse(
+            &[
+                ("account", "a"),
+                ("bucket", "day"),
+                ("from", "2026-11-24"),
+                ("to", "2026-11-27"),
+            ],
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            (rfc3339(q.from).as_str(), rfc3339(q.to).as_str()),
+            ("2026-11-24T00:00:00Z", "2026-11-27T00:00:00Z")
+        );
     }
 
     #[test]
@@ -294,6 +311,7 @@ mod tests {
             (&[("account", "")], "account must be"),
             (&[("token", "a"), ("bucket", "week")], "hour or day"),
             (&[("token", "a"), ("from", "yesterday")], "RFC 3339"),
+            (&[("token", "a"), ("from", "2026-02-30")], "RFC 3339"),
             (&[("token", "a"), ("from", "-5")], "between 1970"),
             (
                 &[("token", "a"), ("to", "99999999999999999")],

@@ -397,9 +397,9 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
     assert_eq!(
         pg.sql(
             "schema",
-            "SELECT string_agg(version::text, ',') FROM lp_schema"
+            "SELECT string_agg(version::text, ',' ORDER BY version) FROM lp_schema"
         ),
-        "1"
+        "1,2"
     );
     drop(node);
 
@@ -424,4 +424,280 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
     let (code, stderr) = failed_start(&["--admin-token", ADMIN, "--database-url", &url]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("version 99"), "{stderr}");
+}
+
+/// `GET path` on the admin API: (status, body), whatever the status.
+async fn admin_get(base: &str, path: &str) -> (u16, Value) {
+    let r = server::client()
+        .get(format!("{base}/admin/api{path}"))
+        .bearer_auth(ADMIN)
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// `value` with ids as their creation index (`#0`...) and the times and
+/// hints a run draws anew as whether they are set.
+fn normalized(value: &Value, ids: &[String]) -> Value {
+    match value {
+        Value::String(s) => match ids.iter().position(|id| id == s) {
+            Some(i) => json!(format!("#{i}")),
+            None => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(|v| normalized(v, ids)).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| match k.as_str() {
+                    "hint" | "created_at" | "last_used_at" | "banned_at" => {
+                        (k.clone(), json!(!v.is_null()))
+                    }
+                    _ => (k.clone(), normalized(v, ids)),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The same tokens, deductions, revocation, expiry and ban on the ledger
+/// at `base`, then every search, usage and ban listing the dashboard
+/// makes, normalized ([`normalized`]). Day buckets use the range
+/// `days` (the same for every ledger); hour buckets are compared by
+/// their sums, so an hour turning between two runs changes nothing.
+async fn dashboard_answers(base: &str, days: &str) -> Vec<Value> {
+    let mut ids = Vec::new();
+    let mut secrets = Vec::new();
+    for (account, balance) in [
+        ("acme", 10),
+        ("acme", 10),
+        ("acme", 10),
+        ("acme", 10),
+        ("beta", 5),
+        ("beta", 5),
+        ("Gamma-X", 0),
+    ] {
+        let body = json!({"account": account, "balance": balance});
+        let created = server::admin(base, reqwest::Method::POST, "/tokens", Some(body)).await;
+        ids.push(created["id"].as_str().unwrap().to_string());
+        secrets.push(created["token"].as_str().unwrap().to_string());
+    }
+    for (token, count, key) in [
+        (0, 2, None),
+        (0, 3, None),
+        (1, 1, Some("k")),
+        (1, 1, Some("k")),
+        (4, 5, None),
+    ] {
+        assert_eq!(verify(base, &secrets[token], count, key).await.0, 200);
+    }
+    let post = |path: String, body: Option<Value>| async move {
+        server::admin(base, reqwest::Method::POST, &path, body).await
+    };
+    post(format!("/tokens/{}/revoke", ids[2]), None).await;
+    post(
+        format!("/tokens/{}/expiry", ids[3]),
+        Some(json!({"expires_at": 1000})),
+    )
+    .await;
+    post("/accounts/beta/ban".into(), None).await;
+    post("/accounts/nobody/ban".into(), None).await;
+
+    let part = ids[1][5..].to_lowercase();
+    let mut paths: Vec<String> = [
+        "/tokens?limit=3",
+        "/tokens?limit=3&offset=3",
+        "/tokens?offset=6",
+        "/tokens?q=GAMMA",
+        "/tokens?q=beta",
+        "/tokens?account=acme&status=active",
+        "/tokens?status=expired",
+        "/tokens?status=exhausted",
+        "/tokens?status=banned",
+        "/tokens?status=revoked",
+        "/tokens?account=Gamma-X",
+        "/accounts/banned",
+        "/usage?token=tok_000000000000",
+        "/usage",
+        "/usage?account=acme&bucket=week",
+        "/usage?account=acme&from=0",
+        "/tokens?limit=0",
+        "/tokens?status=gone",
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    paths.push(format!("/tokens?q={part}"));
+    paths.push(format!("/usage?token={}&bucket=day&{days}", ids[0]));
+    paths.push(format!("/usage?token={}&bucket=day&{days}", ids[1]));
+    paths.push(format!("/usage?account=acme&bucket=day&{days}"));
+    paths.push(format!("/usage?account=beta&bucket=day&{days}"));
+    let mut answers = Vec::new();
+    for path in &paths {
+        let (status, body) = admin_get(base, path).await;
+        // Error messages may name ids and times; their status and kind count.
+        let body = if status >= 400 {
+            body["error"].clone()
+        } else {
+            body
+        };
+        // The search by part of an id is labelled by the id's index.
+        let mut label = path.replace(&part, "#1-part");
+        for (i, id) in ids.iter().enumerate() {
+            label = label.replace(id.as_str(), &format!("#{i}"));
+        }
+        answers.push(json!({"path": label, "status": status, "body": normalized(&body, &ids)}));
+    }
+    for subject in [
+        format!("token={}", ids[0]),
+        "account=acme".into(),
+        "account=beta".into(),
+    ] {
+        let (status, body) = admin_get(base, &format!("/usage?{subject}")).await;
+        let buckets = body["buckets"].as_array().unwrap();
+        answers.push(json!({"path": "hours", "status": status, "buckets": buckets.len(), "units": body["units"], "deductions": body["deductions"]}));
+    }
+    answers
+}
+
+/// The dashboard's searches, usage over time and banned list answer the
+/// same on PostgreSQL as on the embedded ledger; PostgreSQL's buckets are
+/// whole UTC hours and days (rows at known times, as the sled unit test).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_usage_and_bans_answer_the_same_on_postgres_and_sled() {
+    let pg = Cluster::start();
+    let url = pg.database("history");
+    let pg_dir = tempfile::tempdir().unwrap();
+    let on_pg = verifier(pg_dir.path(), &url);
+    let sled_dir = tempfile::tempdir().unwrap();
+    let on_sled = server::start(sled_dir.path(), &["--services", "verify"]);
+    let now = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()) as i64;
+    let days = format!("from={}&to={}", now - 3 * 86_400_000, now + 86_400_000);
+    let postgres = dashboard_answers(&on_pg.base, &days).await;
+    let sled = dashboard_answers(&on_sled.base, &days).await;
+    assert_eq!(postgres.len(), sled.len());
+    for (p, s) in postgres.iter().zip(&sled) {
+        assert_eq!(p, s, "PostgreSQL, then sled");
+    }
+    // What they agree on is right.
+    let answer = |path: &str| postgres.iter().find(|a| a["path"] == path).unwrap()["body"].clone();
+    let page = answer("/tokens?limit=3");
+    assert_eq!(
+        (page["total"].as_u64(), page["next"].as_u64()),
+        (Some(7), Some(3)),
+        "{page}"
+    );
+    let ids = |page: &Value| {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&page), ["#0", "#1", "#2"]);
+    assert_eq!(ids(&answer("/tokens?offset=6")), ["#6"]);
+    assert_eq!(ids(&answer("/tokens?q=GAMMA")), ["#6"]);
+    assert_eq!(ids(&answer("/tokens?q=beta")), ["#4", "#5"]);
+    assert_eq!(
+        ids(&answer("/tokens?account=acme&status=active")),
+        ["#0", "#1"]
+    );
+    assert_eq!(ids(&answer("/tokens?status=expired")), ["#3"]);
+    assert_eq!(ids(&answer("/tokens?status=exhausted")), ["#6"]);
+    assert_eq!(ids(&answer("/tokens?status=banned")), ["#4", "#5"]);
+    assert_eq!(ids(&answer("/tokens?status=revoked")), ["#2"]);
+    assert_eq!(
+        answer("/accounts/banned"),
+        json!([{"account": "beta", "banned_at": true}, {"account": "nobody", "banned_at": true}])
+    );
+    let statuses: Vec<u64> = postgres
+        .iter()
+        .filter_map(|a| a["status"].as_u64())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 400).count(),
+        5,
+        "{postgres:#?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 404).count(),
+        1,
+        "{postgres:#?}"
+    );
+    let units = |a: &Value| a["body"]["units"].as_u64();
+    let day_usage: Vec<_> = postgres
+        .iter()
+        .filter(|a| a["path"].as_str().unwrap().contains("bucket=day"))
+        .map(units)
+        .collect();
+    assert_eq!(
+        day_usage,
+        [Some(5), Some(1), Some(6), Some(5)],
+        "one answer per key, once"
+    );
+    let hours = &postgres[postgres.len() - 3..];
+    assert_eq!(
+        hours[0],
+        json!({"path": "hours", "status": 200, "buckets": 24, "units": 5, "deductions": 2})
+    );
+    assert_eq!(
+        hours[1],
+        json!({"path": "hours", "status": 200, "buckets": 24, "units": 6, "deductions": 3})
+    );
+
+    // Rows at known times: whole UTC hours and days.
+    let id = &admin_get(&on_pg.base, "/tokens?account=Gamma-X").await.1["items"][0]["id"];
+    let id = id.as_str().unwrap();
+    pg.sql(
+        "history",
+        &format!(
+            "INSERT INTO lp_usage (token_hash, at, count, balance)
+             SELECT hash, v.at, v.c, 0 FROM lp_tokens,
+               (VALUES (1577836800000, 2), (1577840399999, 3), (1577840400000, 1), (1577923200000, 4)) v(at, c)
+             WHERE id = '{id}'"
+        ),
+    );
+    let range = "from=2020-01-01T00:00:00Z&to=2020-01-03T00:00:00Z";
+    let (_, days) = admin_get(
+        &on_pg.base,
+        &format!("/usage?token={id}&bucket=day&{range}"),
+    )
+    .await;
+    let units: Vec<_> = days["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["start"].clone(),
+                b["units"].clone(),
+                b["deductions"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        units,
+        [
+            (json!("2020-01-01T00:00:00Z"), json!(6), json!(3)),
+            (json!("2020-01-02T00:00:00Z"), json!(4), json!(1)),
+        ]
+    );
+    let (_, hours) = admin_get(
+        &on_pg.base,
+        &format!("/usage?token={id}&from=2020-01-01T00:00:00Z&to=2020-01-01T03:00:00Z"),
+    )
+    .await;
+    let units: Vec<_> = hours["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["units"].as_u64().unwrap())
+        .collect();
+    assert_eq!(units, [5, 1, 0]);
 }
