@@ -357,13 +357,16 @@ async fn a_generated_admin_token_is_written_once_with_mode_0600() {
 #[tokio::test]
 async fn tokens_are_searched_filtered_and_paged() {
     let h = start().await;
+    // Lists are oldest first, then by id: a few ms apart, the creation order.
     let mut acme = Vec::new();
     for _ in 0..7 {
         acme.push(h.token("Acme-Labels", 5).await.id);
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     }
     let mut beta = Vec::new();
     for _ in 0..5 {
         beta.push(h.token("beta", 5).await.id);
+        tokio::time::sleep(std::time::Duration::from_millis(3)).await;
     }
     let ids = |body: &serde_json::Value| -> Vec<String> {
         body["items"]

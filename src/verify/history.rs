@@ -14,8 +14,8 @@ pub const HOUR_MS: i64 = 3_600_000;
 pub const DAY_MS: i64 = 24 * HOUR_MS;
 
 /// Most buckets one answer holds: 62 days of hours. Bounds the answer and
-/// the ledger's work (sled reads at most this many hourly totals per day
-/// bucket times 24).
+/// the ledger's work: sled reads at most one hourly total per token of the
+/// account per hour of the range.
 pub const MAX_BUCKETS: i64 = 24 * 62;
 
 /// Buckets of the default range, ending with the current one.

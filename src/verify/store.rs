@@ -8,13 +8,17 @@
 //! - `accounts`: account name -> [`AccountRecord`]
 //! - `idempotency`: SHA-256 of the secret ++ key -> [`IdempotencyRecord`]
 //!   (scoped by token so one client cannot replay another's answer)
-//! - `usage_tokens`, `usage_accounts`: token id or account name ++ `0x00`
-//!   ++ the UTC hour (big-endian, sign bit flipped so keys sort by time)
-//!   -> deductions and units in that hour (two big-endian `u64`). The usage
-//!   history for `GET /admin/api/usage`: a range of hours is one range scan
-//!   of one prefix, whatever else the ledger holds. Neither an id nor an
-//!   account contains `0x00` (accounts refuse control characters), so one
-//!   name's keys never run into another's.
+//! - `usage`: account ++ `0x00` ++ the UTC hour (big-endian, sign bit
+//!   flipped so keys sort by time) ++ token id -> that token's deductions
+//!   and units in that hour (two big-endian `u64`). The usage history for
+//!   `GET /admin/api/usage`: an account's range of hours is one range scan
+//!   of its prefix, a token's the same scan keeping its own keys, whatever
+//!   else the ledger holds. One key per token and hour, not one per token
+//!   and one per account, and deductions are summed in memory and added to
+//!   the tree when the store flushes ([`SledStore::count_usage`]): the
+//!   verification path pays no write for the history. An account never
+//!   contains `0x00` (control characters are refused), so one account's
+//!   keys never run into another's.
 //! - `meta`: `usage_history` once the hourly totals were filled from the
 //!   records' recent usage (stores older than the history)
 //!
@@ -39,7 +43,7 @@
 //! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the group
 //! commit of [`super::ledger`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
@@ -127,8 +131,10 @@ pub struct SledStore {
     ids: sled::Tree,
     accounts: sled::Tree,
     idempotency: sled::Tree,
-    usage_tokens: sled::Tree,
-    usage_accounts: sled::Tree,
+    usage: sled::Tree,
+    /// Usage counted since the last write of the totals, by `usage` key:
+    /// (deductions, units). See [`SledStore::count_usage`].
+    pending_usage: Mutex<HashMap<Vec<u8>, (u64, u64)>>,
     meta: sled::Tree,
     key_locks: [Mutex<()>; KEY_LOCKS],
 }
@@ -136,20 +142,26 @@ pub struct SledStore {
 /// The `meta` key set once the usage history was filled (see the module doc).
 const USAGE_HISTORY: &[u8] = b"usage_history";
 
-/// The key of `name`'s hourly total for the hour holding `at`.
-fn usage_key(name: &str, at: i64) -> Vec<u8> {
+/// The key of the hourly total of token `id` of `account` for the hour
+/// holding `at`; without an id, where the account's keys for that hour
+/// start.
+fn usage_key(account: &str, at: i64, id: &str) -> Vec<u8> {
     let hour = at.div_euclid(HOUR_MS);
-    let mut key = Vec::with_capacity(name.len() + 9);
-    key.extend_from_slice(name.as_bytes());
+    let mut key = Vec::with_capacity(account.len() + 9 + id.len());
+    key.extend_from_slice(account.as_bytes());
     key.push(0);
     key.extend_from_slice(&((hour as u64) ^ (1 << 63)).to_be_bytes());
+    key.extend_from_slice(id.as_bytes());
     key
 }
 
-/// The hour's start (Unix milliseconds) of a [`usage_key`].
-fn usage_key_hour(key: &[u8]) -> Option<i64> {
-    let bytes: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
-    Some(((u64::from_be_bytes(bytes) ^ (1 << 63)) as i64).saturating_mul(HOUR_MS))
+/// The hour's start (Unix milliseconds) and the token id of a [`usage_key`]
+/// of `account`.
+fn usage_key_parts<'k>(key: &'k [u8], account: &str) -> Option<(i64, &'k [u8])> {
+    let rest = key.get(account.len() + 1..)?;
+    let bytes: [u8; 8] = rest.get(..8)?.try_into().ok()?;
+    let hour = (u64::from_be_bytes(bytes) ^ (1 << 63)) as i64;
+    Some((hour.saturating_mul(HOUR_MS), &rest[8..]))
 }
 
 /// An hourly total: (deductions, units).
@@ -231,8 +243,8 @@ impl SledStore {
             ids: db.open_tree("token_ids")?,
             accounts: db.open_tree("accounts")?,
             idempotency: db.open_tree("idempotency")?,
-            usage_tokens: db.open_tree("usage_tokens")?,
-            usage_accounts: db.open_tree("usage_accounts")?,
+            usage: db.open_tree("usage")?,
+            pending_usage: Mutex::new(HashMap::new()),
             meta: db.open_tree("meta")?,
             key_locks: std::array::from_fn(|_| Mutex::new(())),
             db: SyncedSled::new(db, dir).map_err(sled::Error::from)?,
@@ -256,29 +268,65 @@ impl SledStore {
             let (_, bytes) = item?;
             let record: TokenRecord = decode(&bytes)?;
             for &(at, count, _) in &record.usage {
-                self.count_usage(&record, count, at)?;
+                self.count_usage(&record, count, at);
             }
         }
+        self.write_usage()?;
         self.meta.insert(USAGE_HISTORY, &[1u8][..])?;
         Ok(())
     }
 
-    /// Adds a deduction of `count` at `at` to the hourly totals of the
-    /// record's token and account. Written right after the deduction and
-    /// before its answer waits for the flush, so a granted answer's usage
-    /// is as durable as the deduction.
-    fn count_usage(&self, record: &TokenRecord, count: u64, at: i64) -> Result<(), StoreError> {
-        let add = |old: Option<&[u8]>| {
-            let (deductions, units) = old.and_then(|v| decode_totals(v).ok()).unwrap_or_default();
-            Some(encode_totals(
-                deductions.saturating_add(1),
-                units.saturating_add(count),
-            ))
-        };
-        self.usage_tokens
-            .fetch_and_update(usage_key(&record.id, at), add)?;
-        self.usage_accounts
-            .fetch_and_update(usage_key(&record.account, at), add)?;
+    /// Adds a deduction of `count` at `at` to the record's hourly total,
+    /// in memory: [`SledStore::flush`] writes the totals counted so far
+    /// before it syncs, so a granted answer (which waits for a flush begun
+    /// after it was counted) has its usage on disk with its deduction. A
+    /// flush then writes one total per token and hour however many
+    /// deductions it covers, and a deduction pays no write of its own.
+    /// (Without durable answers, a benchmark baseline, the totals wait for
+    /// the next flush or history query.)
+    fn count_usage(&self, record: &TokenRecord, count: u64, at: i64) {
+        let mut pending = self
+            .pending_usage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let total = pending
+            .entry(usage_key(&record.account, at, &record.id))
+            .or_default();
+        total.0 = total.0.saturating_add(1);
+        total.1 = total.1.saturating_add(count);
+    }
+
+    /// Adds the totals counted in memory to the `usage` tree. What cannot
+    /// be written (a sled error) stays counted for the next time.
+    fn write_usage(&self) -> Result<(), StoreError> {
+        let pending = std::mem::take(
+            &mut *self
+                .pending_usage
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let mut left = pending.into_iter();
+        while let Some((key, (deductions, units))) = left.next() {
+            let add = |old: Option<&[u8]>| {
+                let (d, u) = old.and_then(|v| decode_totals(v).ok()).unwrap_or_default();
+                Some(encode_totals(
+                    d.saturating_add(deductions),
+                    u.saturating_add(units),
+                ))
+            };
+            if let Err(e) = self.usage.fetch_and_update(&key, add) {
+                let mut pending = self
+                    .pending_usage
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                for (key, (d, u)) in std::iter::once((key, (deductions, units))).chain(left) {
+                    let total = pending.entry(key).or_default();
+                    total.0 = total.0.saturating_add(d);
+                    total.1 = total.1.saturating_add(u);
+                }
+                return Err(e.into());
+            }
+        }
         Ok(())
     }
 
@@ -384,7 +432,7 @@ impl SledStore {
                 Some(encode(&record)),
             )?;
             if swapped.is_ok() {
-                self.count_usage(&record, call.count, call.now)?;
+                self.count_usage(&record, call.count, call.now);
                 return Ok(Outcome::Granted {
                     granted,
                     wrote: true,
@@ -558,20 +606,23 @@ impl SledStore {
     /// The hourly totals of the token or account in the query's range,
     /// summed per bucket; `None` for an unknown token.
     pub fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
-        let (tree, name) = match &query.subject {
-            super::history::Subject::Token(id) => {
-                if self.ids.get(id.as_bytes())?.is_none() {
-                    return Ok(None);
-                }
-                (&self.usage_tokens, id)
-            }
-            super::history::Subject::Account(account) => (&self.usage_accounts, account),
+        let (account, only) = match &query.subject {
+            super::history::Subject::Token(id) => match self.get(id)? {
+                Some(record) => (record.account, Some(id.as_bytes())),
+                None => return Ok(None),
+            },
+            super::history::Subject::Account(account) => (account.clone(), None),
         };
+        self.write_usage()?;
+        let range = usage_key(&account, query.from, "")..usage_key(&account, query.to, "");
         let mut totals: Vec<Totals> = Vec::new();
-        for item in tree.range(usage_key(name, query.from)..usage_key(name, query.to)) {
+        for item in self.usage.range(range) {
             let (key, value) = item?;
-            let hour = usage_key_hour(&key)
+            let (hour, id) = usage_key_parts(&key, &account)
                 .ok_or_else(|| StoreError::Corrupt("usage key too short".into()))?;
+            if only.is_some_and(|only| only != id) {
+                continue;
+            }
             let (deductions, units) = decode_totals(&value)?;
             let start = query.bucket.start(hour);
             match totals.last_mut() {
@@ -639,8 +690,10 @@ impl SledStore {
         Ok(pruned)
     }
 
-    /// Blocks until every write made before the call is on disk.
+    /// Blocks until every write made before the call is on disk, the usage
+    /// counted in memory included.
     pub fn flush(&self) -> Result<(), StoreError> {
+        self.write_usage()?;
         Ok(self.db.flush()?)
     }
 
@@ -966,8 +1019,7 @@ mod history_tests {
             record.usage = vec![(5, 2, 8), (HOUR_MS + 5, 3, 5)];
             assert!(store.insert(&hash, &record).unwrap());
             // As an older labelpress left it: no totals, no marker.
-            store.usage_tokens.clear().unwrap();
-            store.usage_accounts.clear().unwrap();
+            store.usage.clear().unwrap();
             store.meta.clear().unwrap();
             store.flush().unwrap();
         }

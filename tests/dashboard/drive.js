@@ -194,7 +194,11 @@ async function verify(secret, body) {
     // Search and paging: 7 tokens of another account, 5 per page, oldest first.
     const others = "page-" + Date.now();
     const made = [];
-    for (let i = 0; i < 7; i++) made.push((await adminApi("POST", "/tokens", { account: others, balance: 5 })).id);
+    for (let i = 0; i < 7; i++) {
+      made.push((await adminApi("POST", "/tokens", { account: others, balance: 5 })).id);
+      // Lists are oldest first, then by id: a few ms apart, the creation order.
+      await new Promise((done) => setTimeout(done, 3));
+    }
     await page.selectOption("[data-testid=page-size]", "5");
     await page.fill("[data-testid=search-account]", others);
     await rowsAre(made.slice(0, 5), "the first page of the account");

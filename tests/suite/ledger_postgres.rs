@@ -483,6 +483,8 @@ async fn dashboard_answers(base: &str, days: &str) -> Vec<Value> {
         let created = server::admin(base, reqwest::Method::POST, "/tokens", Some(body)).await;
         ids.push(created["id"].as_str().unwrap().to_string());
         secrets.push(created["token"].as_str().unwrap().to_string());
+        // Lists are oldest first, then by id: a few ms apart, the creation order.
+        tokio::time::sleep(Duration::from_millis(3)).await;
     }
     for (token, count, key) in [
         (0, 2, None),
