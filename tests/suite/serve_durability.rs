@@ -322,3 +322,43 @@ fn a_server_that_cannot_bind_creates_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(&addr));
     assert!(!data.exists(), "no data folder, no admin token");
 }
+
+/// The embedded ledger's usage history is as durable as the deductions:
+/// its hourly totals are written before the sync that a 200 waits for, so
+/// after a SIGKILL right after the answers the chart's numbers are all there.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_usage_history_of_acknowledged_deductions_survives_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = server::start(dir.path(), &["--services", "verify"]);
+    let (id, token) = server::new_token(&s.base, 100, None).await;
+    let mut units = 0;
+    for count in 1..=6u64 {
+        let r = server::client()
+            .post(format!("{}/v1/verify", s.base))
+            .bearer_auth(&token)
+            .json(&json!({ "count": count }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        units += count;
+    }
+    s.kill();
+    s.restart();
+    let usage = |path: String| {
+        let base = s.base.clone();
+        async move { server::admin(&base, reqwest::Method::GET, &path, None).await }
+    };
+    for path in [
+        format!("/usage?token={id}&bucket=day"),
+        "/usage?account=acme".to_string(),
+    ] {
+        let body = usage(path).await;
+        assert_eq!(
+            (body["units"].as_u64(), body["deductions"].as_u64()),
+            (Some(units), Some(6)),
+            "{body}"
+        );
+    }
+    assert_eq!(server::balance(&s.base, &id).await, 100 - units);
+}
