@@ -54,7 +54,8 @@ pub enum Command {
         #[command(flatten)]
         engine: EngineArgs,
     },
-    /// Validate a DocumentRequest; prints the API-002 body and exits 1 when invalid.
+    /// Validate a DocumentRequest; prints the API-002 body and exits 1 when
+    /// invalid, else its warnings (one line each: path, code, message) and exits 0.
     Check {
         request: PathBuf,
         #[command(flatten)]
@@ -336,7 +337,16 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             let engine = engine.engine()?;
             let body = read_request(&request)?;
             match engine.validate(&body) {
-                Ok(_) => Ok(Exit::Success),
+                Ok(laid) => {
+                    // Warnings never fail a check: one line each, on
+                    // standard output like the violations' body.
+                    let mut text = String::new();
+                    for w in crate::warnings::check(&laid) {
+                        let _ = writeln!(text, "{}: {} {}", w.path, w.code, w.message);
+                    }
+                    out(&text);
+                    Ok(Exit::Success)
+                }
                 Err(e) => Ok(print_api_error(e.into(), false)),
             }
         }

@@ -29,6 +29,7 @@ pub mod style;
 pub mod synced_sled;
 pub mod validate;
 pub mod verify;
+pub mod warnings;
 pub mod worker;
 
 pub use engine::{Engine, RenderError, Rendered};

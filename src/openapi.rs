@@ -40,6 +40,7 @@ pub fn document() -> Value {
     let mut schemas = Schemas::new();
     let paths = json!({
         "/api/v1/label": {"post": render_label(&mut schemas)},
+        "/api/v1/label/check": {"post": check_label(&mut schemas)},
         "/v1/doc/runtime-config": {"get": runtime_config(&mut schemas)},
         "/barcode/{symbology}/{content}": {"get": barcode()},
         "/barcode/{symbology}/": {"get": barcode_without_content("/barcode/{symbology}/")},
@@ -286,6 +287,11 @@ fn render_label(schemas: &mut Schemas) -> Value {
                 "description": "The PDF. With `settings.output.mode` `file`, `Content-Disposition: attachment` names it.",
                 "headers": {
                     "X-Request-Id": header_ref("X-Request-Id"),
+                    "X-Labelpress-Warnings": {
+                        "description": "How many validation warnings the document has (`0` too): what `POST /api/v1/label/check` lists. Warnings never change the PDF.",
+                        "required": true,
+                        "schema": {"type": "integer", "minimum": 0, "maximum": crate::warnings::MAX_WARNINGS},
+                    },
                     "Content-Disposition": {
                         "description": "Only in `file` mode: `attachment; filename=\"...\"` (and `filename*` for non-ASCII names).",
                         "schema": {"type": "string"},
@@ -299,6 +305,34 @@ fn render_label(schemas: &mut Schemas) -> Value {
         .iter()
         .map(ApiError::code)
         .filter(|c| *c != "API-005")
+        .collect();
+    with_responses(operation, api_error_responses(schemas, &codes))
+}
+
+fn check_label(schemas: &mut Schemas) -> Value {
+    let request = schemas.of::<RawRequest>();
+    let operation = json!({
+        "tags": ["render"],
+        "operationId": "checkLabel",
+        "summary": "Validate a DocumentRequest and list its warnings",
+        "description": "Validates the body as `POST /api/v1/label` would, renders nothing and is never charged (a token whose balance is used up is still refused, 403). Authentication, rate limits and the body's size and media type are checked as on the render route; validation waits in the render queue (503 API-503 when it is full or the deadline passes). A valid document answers `valid: true` with its sheets and warnings (codes `LP-W01`...`LP-W07`, docs/document-request.md); a body that is not JSON or breaks a rule answers 200 too, `valid: false` with the violations in `details` (code `API-001` or `API-002`, as the render route's 400 and 422 list them).",
+        "security": [{"token": []}],
+        "requestBody": {
+            "required": true,
+            "content": json_body(request),
+        },
+        "responses": {
+            "200": response(
+                "The verdict: the document's sheets and warnings, or its violations.",
+                Some(json_body(schemas.of::<crate::warnings::CheckReport>())),
+                &[],
+            ),
+        },
+    });
+    let codes: Vec<&str> = api_errors()
+        .iter()
+        .map(ApiError::code)
+        .filter(|c| !matches!(*c, "API-001" | "API-002" | "API-005" | "API-501"))
         .collect();
     with_responses(operation, api_error_responses(schemas, &codes))
 }

@@ -119,6 +119,11 @@ pub struct FittedText {
     /// is Arabic, Hebrew or another right-to-left script (Unicode's bidi
     /// rule P2, as Typst would with `dir: rtl`).
     pub rtl: bool,
+    /// Whether the lines, at their final size (after shrinking), did not fit
+    /// the box: an ellipsis then cut them (`lines` are what is left), and
+    /// `clip` or `visible` print them past the box. Only read by the
+    /// validation warnings (`crate::warnings`).
+    pub overflowed: bool,
 }
 
 impl FittedText {

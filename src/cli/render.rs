@@ -49,8 +49,12 @@ pub fn run(
     };
     let destination = Destination::for_pdf(request, output, rendered.file_name.as_deref());
     destination.write(&rendered.pdf)?;
+    let warnings = match rendered.warnings {
+        0 => String::new(),
+        n => format!(", {n} warning(s) (`labelpress check` lists them)"),
+    };
     eprintln!(
-        "{}: {} sheet(s), {} bytes",
+        "{}: {} sheet(s), {} bytes{warnings}",
         destination.describe(),
         rendered.sheets,
         rendered.pdf.len()

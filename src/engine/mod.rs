@@ -41,6 +41,9 @@ pub struct Rendered {
     pub sheets: usize,
     /// Download name when `settings.output.mode` is `file`.
     pub file_name: Option<String>,
+    /// How many validation warnings the document has (`crate::warnings`);
+    /// they never change the PDF.
+    pub warnings: usize,
 }
 
 /// Shared, immutable render state: configuration, fonts, resource folder.
@@ -143,6 +146,7 @@ impl Engine {
             pdf,
             sheets,
             file_name: crate::pdf::output::file_name(&doc.settings, now),
+            warnings: crate::warnings::check(laid).len(),
         })
     }
 

@@ -2,7 +2,8 @@
 //! node runs (docs/operations.md).
 //!
 //! - [`render`]: `POST /api/v1/label` (auth in [`crate::auth`], the bounded
-//!   render [`pool`]) and `GET /v1/doc/runtime-config`;
+//!   render [`pool`]), [`check`]: `POST /api/v1/label/check` (validation and
+//!   warnings, never charged), and `GET /v1/doc/runtime-config`;
 //! - barcode: [`crate::barcode::service::router`];
 //! - verify: the verification service's router, in-process;
 //! - always: `/healthz`, `/readyz`, `/metrics`, `/version`, `/openapi.json` ([`probes`]),
@@ -11,6 +12,7 @@
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
 //! bodies, a cap on connections, and TLS when [`tls`] is configured.
 
+pub mod check;
 pub mod data_dir;
 pub mod edge;
 pub mod etag;
@@ -318,6 +320,11 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
             .route(
                 "/api/v1/label",
                 post(render::label).layer(DefaultBodyLimit::max(state.config.limits.body_bytes)),
+            )
+            .route(
+                "/api/v1/label/check",
+                post(check::label_check)
+                    .layer(DefaultBodyLimit::max(state.config.limits.body_bytes)),
             )
             .route(
                 "/v1/doc/runtime-config",

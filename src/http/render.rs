@@ -64,7 +64,12 @@ struct Pdf {
     bytes: Vec<u8>,
     sheets: usize,
     file_name: Option<String>,
+    warnings: usize,
 }
+
+/// The header of a 200 that counts the document's validation warnings
+/// (`0` too), as `POST /api/v1/label/check` lists them.
+pub const WARNINGS_HEADER: &str = "x-labelpress-warnings";
 
 impl IntoResponse for Pdf {
     fn into_response(self) -> Response {
@@ -73,6 +78,7 @@ impl IntoResponse for Pdf {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/pdf"),
         );
+        headers.insert(WARNINGS_HEADER, HeaderValue::from(self.warnings));
         if let Some(name) = &self.file_name {
             let disposition = crate::pdf::output::content_disposition(name);
             if let Ok(value) = HeaderValue::from_str(&disposition) {
@@ -97,15 +103,9 @@ fn is_json(content_type: &str) -> bool {
         })
 }
 
-async fn produce(
-    state: &AppState,
-    engine: Arc<Engine>,
-    renderer: Renderer,
-    auth: &Arc<Auth>,
-    grant: &Grant,
-    started: Instant,
-    request: Request,
-) -> Result<Pdf, ApiError> {
+/// The request body, with the render route's checks in its order: the
+/// declared length (413), the length read (413), then the content type (415).
+pub(super) async fn read_body(state: &AppState, request: Request) -> Result<Bytes, ApiError> {
     let limit = state.config.limits.body_bytes;
     let declared = request
         .headers()
@@ -133,6 +133,19 @@ async fn produce(
         Some(ct) => return Err(ApiError::UnsupportedMediaType(ct.to_string())),
         None => return Err(ApiError::UnsupportedMediaType("none".into())),
     }
+    Ok(body)
+}
+
+async fn produce(
+    state: &AppState,
+    engine: Arc<Engine>,
+    renderer: Renderer,
+    auth: &Arc<Auth>,
+    grant: &Grant,
+    started: Instant,
+    request: Request,
+) -> Result<Pdf, ApiError> {
+    let body = read_body(state, request).await?;
     // Validation, render and charge run as one job on a render thread: one
     // thread switch per request. The job hands its answer over once the
     // charge is on disk (the outbox's flusher delivers it), so this task is
@@ -186,6 +199,7 @@ async fn produce(
         bytes: rendered.pdf,
         sheets: rendered.sheets,
         file_name: rendered.file_name,
+        warnings: rendered.warnings,
     })
 }
 

@@ -54,6 +54,7 @@ pub fn fit_text(
             lines,
             line_heights,
             rtl,
+            overflowed: false,
         }
     };
     let fits = |f: &FittedText| {
@@ -81,6 +82,7 @@ pub fn fit_text(
             }
         };
     }
+    fitted.overflowed = !fits(&fitted);
     if style.overflow == TextOverflow::Ellipsis {
         let measure = measurer.for_style(style, fitted.size);
         match (width, height) {
@@ -342,7 +344,9 @@ mod tests {
             shrink_to_fit: true,
             ..style()
         };
-        assert_eq!(fit("aaaaaaaaaa", &s).size, 3.6);
+        let f = fit("aaaaaaaaaa", &s);
+        assert_eq!(f.size, 3.6);
+        assert!(f.overflowed, "still wider than the box at the minimum");
     }
 
     #[test]
@@ -354,6 +358,7 @@ mod tests {
             ..style()
         };
         let f = fit("aaaa bbbb cccc dddd", &s);
+        assert!(!f.overflowed, "shrinking made it fit");
         assert!(f.size < 7.2 && f.size >= 3.6, "{}", f.size);
         assert!(f.height() <= s.height.unwrap() + 1e-9);
         assert!(f.widest() <= s.width.unwrap() + 1e-9);
@@ -368,6 +373,7 @@ mod tests {
         };
         let f = fit("abcdefgh\nxy", &s);
         assert_eq!(texts(&f), ["abc…", "xy"]);
+        assert!(f.overflowed, "the ellipsis cut it");
     }
 
     #[test]
@@ -390,6 +396,8 @@ mod tests {
             overflow: TextOverflow::Ellipsis,
             ..style()
         };
-        assert_eq!(texts(&fit("aaaa bbbb", &s)), ["aaaa bbbb"]);
+        let f = fit("aaaa bbbb", &s);
+        assert_eq!(texts(&f), ["aaaa bbbb"]);
+        assert!(!f.overflowed);
     }
 }

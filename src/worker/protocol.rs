@@ -43,6 +43,9 @@ pub enum Answer {
         file_name: Option<String>,
         /// Compile and export time, without validation.
         render_us: u64,
+        /// Validation warnings (`X-Labelpress-Warnings`).
+        #[serde(default)]
+        warnings: usize,
     },
     /// API-001.
     Json {
@@ -68,6 +71,7 @@ impl Answer {
                 sheets: rendered.sheets,
                 file_name: rendered.file_name.clone(),
                 render_us: took.as_micros() as u64,
+                warnings: rendered.warnings,
             },
             Err(RenderError::Request(RequestError::Json {
                 line,
@@ -92,11 +96,13 @@ impl Answer {
                 sheets,
                 file_name,
                 render_us,
+                warnings,
             } => Ok((
                 Rendered {
                     pdf,
                     sheets,
                     file_name,
+                    warnings,
                 },
                 Duration::from_micros(render_us),
             )),
@@ -170,6 +176,7 @@ mod tests {
                 pdf: b"%PDF-1.7".to_vec(),
                 sheets: 3,
                 file_name: Some("x.pdf".into()),
+                warnings: 2,
             },
             Duration::from_micros(1234),
         ));

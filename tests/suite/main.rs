@@ -30,3 +30,4 @@ mod serve_render;
 mod server;
 mod tables;
 mod validation;
+mod warnings;
