@@ -166,6 +166,7 @@ fn api_errors() -> Vec<ApiError> {
         ApiError::UnsupportedMediaType(String::new()),
         ApiError::NotFound,
         ApiError::MethodNotAllowed,
+        ApiError::InvalidQuery(String::new()),
         ApiError::Unauthorized(String::new()),
         ApiError::Forbidden(String::new()),
         ApiError::RateLimited { retry_after_s },
@@ -189,6 +190,7 @@ fn code_meaning(code: &str) -> &'static str {
         "API-003" => "the body is larger than `limits.body_bytes`",
         "API-004" => "the Content-Type is not `application/json`",
         "API-005" => "no such route or method",
+        "API-006" => "a query parameter (`dpi`, `sheet`, `mono`) is not valid",
         "API-101" => "Authorization is missing or not a bearer token",
         "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
         "API-103" => "a rate limit was hit",
@@ -756,7 +758,7 @@ mod tests {
         let mut distinct = codes.clone();
         distinct.dedup();
         // API-005 is both 404 and 405.
-        assert_eq!(distinct.len(), 12);
+        assert_eq!(distinct.len(), 13);
     }
 
     #[test]
