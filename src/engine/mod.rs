@@ -49,6 +49,16 @@ pub struct Rendered {
     pub file_name: Option<String>,
 }
 
+impl Rendered {
+    /// Sheets in `bytes`: all of them in a PDF, one in a PNG.
+    pub fn delivered_sheets(&self) -> usize {
+        match self.format {
+            Format::Pdf => self.sheets,
+            Format::Png => 1,
+        }
+    }
+}
+
 /// Shared, immutable render state: configuration, fonts, resource folder.
 pub struct Engine {
     config: RuntimeConfig,

@@ -198,7 +198,7 @@ async fn produce(
     state
         .metrics
         .sheets
-        .fetch_add(rendered.sheets as u64, Ordering::Relaxed);
+        .fetch_add(rendered.delivered_sheets() as u64, Ordering::Relaxed);
     Ok(Document {
         bytes: rendered.bytes,
         format: rendered.format,

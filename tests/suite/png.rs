@@ -309,7 +309,9 @@ async fn the_route_answers_png_for_accept_image_png_and_charges_it_like_a_pdf() 
         }
     }
 
-    // sheet=2 of two, mono: sheet 2's square, black and white only.
+    // sheet=2 of two, mono: sheet 2's square, black and white only; one
+    // sheet delivered, one counted.
+    let sheets_before = server::metric(base, "labelpress_sheets_rendered_total").await;
     let r = post(
         base,
         &token,
@@ -319,6 +321,8 @@ async fn the_route_answers_png_for_accept_image_png_and_charges_it_like_a_pdf() 
     )
     .await;
     assert_eq!(r.status, 200);
+    let sheets_after = server::metric(base, "labelpress_sheets_rendered_total").await;
+    assert_eq!(sheets_after - sheets_before, 1.0);
     let read = read_png(&r.bytes, &square_boxes(100.0));
     assert_eq!(read["boxes"], json!([255.0, 0.0]));
     assert_eq!(read["grey_values"], json!([0, 255]));
