@@ -157,53 +157,47 @@ impl Raster {
             image.encode(
                 png::ColorType::Grayscale,
                 png::BitDepth::One,
-                &mono(pixmap.data(), width),
+                pixmap.data(),
+                mono_row,
             )
         } else {
             image.encode(
                 png::ColorType::Rgb,
                 png::BitDepth::Eight,
-                &on_white(pixmap.data()),
+                pixmap.data(),
+                rgb_row,
             )
         };
         Ok(encoded)
     }
 }
 
-/// Premultiplied RGBA composited onto white, as RGB: over white a
-/// premultiplied channel `c` with alpha `a` becomes `c + (255 - a)`.
-fn on_white(rgba: &[u8]) -> Vec<u8> {
-    let mut rgb = vec![0; rgba.len() / 4 * 3];
-    for (out, px) in rgb.chunks_exact_mut(3).zip(rgba.chunks_exact(4)) {
+/// One row of premultiplied RGBA composited onto white, as RGB: over white
+/// a premultiplied channel `c` with alpha `a` becomes `c + (255 - a)`.
+fn rgb_row(rgba: &[u8], out: &mut [u8]) {
+    for (out, px) in out.chunks_exact_mut(3).zip(rgba.chunks_exact(4)) {
         let white = 255 - px[3];
         out[0] = px[0] + white;
         out[1] = px[1] + white;
         out[2] = px[2] + white;
     }
-    rgb
 }
 
-/// Premultiplied RGBA as 1-bit rows (1 = white), each row padded to a
-/// whole byte as PNG wants: a pixel whose luma on white is below mid-grey is black.
-fn mono(rgba: &[u8], width: u32) -> Vec<u8> {
-    let width = width as usize;
-    let row_bytes = width.div_ceil(8);
-    let rows = rgba.len() / 4 / width.max(1);
-    let mut bits = vec![0u8; row_bytes * rows];
-    for (y, row) in rgba.chunks_exact(width * 4).enumerate() {
-        let out = &mut bits[y * row_bytes..(y + 1) * row_bytes];
-        for (x, px) in row.chunks_exact(4).enumerate() {
-            let white = u32::from(255 - px[3]);
-            // ITU-R BT.601 luma, in thousandths.
-            let luma = 299 * (u32::from(px[0]) + white)
-                + 587 * (u32::from(px[1]) + white)
-                + 114 * (u32::from(px[2]) + white);
-            if luma >= 128 * 1000 {
-                out[x / 8] |= 0x80 >> (x % 8);
-            }
+/// One row of premultiplied RGBA as 1-bit pixels (1 = white), padded to a
+/// whole byte as PNG wants: a pixel whose luma on white is below mid-grey
+/// is black.
+fn mono_row(rgba: &[u8], out: &mut [u8]) {
+    out.fill(0);
+    for (x, px) in rgba.chunks_exact(4).enumerate() {
+        let white = u32::from(255 - px[3]);
+        // ITU-R BT.601 luma, in thousandths.
+        let luma = 299 * (u32::from(px[0]) + white)
+            + 587 * (u32::from(px[1]) + white)
+            + 114 * (u32::from(px[2]) + white);
+        if luma >= 128 * 1000 {
+            out[x / 8] |= 0x80 >> (x % 8);
         }
     }
-    bits
 }
 
 /// The header facts of one PNG.
@@ -219,7 +213,23 @@ impl Image {
     /// every row): a label is white runs and vertical bars, which the one
     /// `Up` filter turns into zeros, and the fast deflate level compresses
     /// those runs about as well as any.
-    fn encode(&self, color: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Vec<u8> {
+    ///
+    /// Rows are converted from the pixmap (`rgba`, premultiplied) by
+    /// `convert` one at a time into one reused buffer and streamed to the
+    /// encoder: no second full-size image is allocated.
+    fn encode(
+        &self,
+        color: png::ColorType,
+        depth: png::BitDepth,
+        rgba: &[u8],
+        convert: fn(&[u8], &mut [u8]),
+    ) -> Vec<u8> {
+        use std::io::Write;
+        let width = self.width as usize;
+        let row_bytes = match depth {
+            png::BitDepth::One => width.div_ceil(8),
+            _ => width * color.samples(),
+        };
         let mut out = Vec::new();
         let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
         encoder.set_color(color);
@@ -231,11 +241,18 @@ impl Image {
             yppu: self.pixels_per_metre,
             unit: png::Unit::Meter,
         }));
-        // Writing into a Vec fails only on a size mismatch, which the callers rule out.
+        // Writing into a Vec fails only on a size mismatch: every row has
+        // the header's width and there are height of them.
         let mut writer = encoder.write_header().expect("PNG header into memory");
-        writer
-            .write_image_data(data)
-            .expect("PNG data of the header's size into memory");
+        let mut stream = writer
+            .stream_writer_with_size(64 << 10)
+            .expect("PNG stream into memory");
+        let mut row = vec![0; row_bytes];
+        for pixels in rgba.chunks_exact(width * 4) {
+            convert(pixels, &mut row);
+            stream.write_all(&row).expect("a PNG row into memory");
+        }
+        stream.finish().expect("PNG data into memory");
         writer.finish().expect("PNG end into memory");
         out
     }
@@ -260,10 +277,9 @@ mod tests {
     fn transparent_pixels_become_white_and_opaque_ones_keep_their_colour() {
         // transparent, opaque black, opaque red, half-transparent black (premultiplied)
         let rgba = [0, 0, 0, 0, 0, 0, 0, 255, 255, 0, 0, 255, 0, 0, 0, 128];
-        assert_eq!(
-            on_white(&rgba),
-            [255, 255, 255, 0, 0, 0, 255, 0, 0, 127, 127, 127]
-        );
+        let mut rgb = [0; 12];
+        rgb_row(&rgba, &mut rgb);
+        assert_eq!(rgb, [255, 255, 255, 0, 0, 0, 255, 0, 0, 127, 127, 127]);
     }
 
     #[test]
@@ -275,10 +291,14 @@ mod tests {
             rgba.extend_from_slice(&[255, 255, 255, 255]);
         }
         rgba.extend_from_slice(&[0, 0, 0, 255]);
-        assert_eq!(mono(&rgba, 9), [0b0111_1111, 0b0000_0000]);
+        let mut bits = [0xff; 2];
+        mono_row(&rgba, &mut bits);
+        assert_eq!(bits, [0b0111_1111, 0b0000_0000]);
         // Transparent is white; dark grey is black; light grey is white.
         let rgba = [0, 0, 0, 0, 100, 100, 100, 255, 200, 200, 200, 255];
-        assert_eq!(mono(&rgba, 3), [0b1010_0000]);
+        let mut bits = [0xff; 1];
+        mono_row(&rgba, &mut bits);
+        assert_eq!(bits, [0b1010_0000]);
     }
 
     #[test]
