@@ -11,6 +11,11 @@
 //! at most 1.5. Skipped when no CJK font is installed (Debian's
 //! `fonts-noto-cjk`).
 //!
+//! `label_png`: LABEL as a PNG of sheet 1 at 203 dpi against LABEL as PDF,
+//! one engine, in one run (JSON in, bytes out, both): prints the png/pdf
+//! ratio of criterion's medians and the median ratio of 60 alternating
+//! rounds. Issue 19's goal: at most 2.
+//!
 //! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
 //! dependencies; a release build of typst takes ~17 minutes on 2 cores), or
 //! one group: `cargo bench --profile dev --bench render -- label_scripts`.
@@ -23,6 +28,7 @@ use std::time::SystemTime;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use labelpress::engine::fonts::FontOptions;
+use labelpress::engine::{Output, PngOptions};
 use labelpress::Engine;
 
 /// The benchmark labels as JSON values.
@@ -258,12 +264,80 @@ fn paired_rounds(engine: &Engine, a: &[Vec<u8>], b: &[Vec<u8>], rounds: usize) -
         .collect()
 }
 
+/// JSON in, PNG of sheet 1 at 203 dpi out (validation included, as in
+/// `render_bytes`).
+fn png_203(engine: &Engine, body: &[u8]) -> Vec<u8> {
+    let doc = engine.validate(body).unwrap();
+    let output = Output::Png(PngOptions {
+        dpi: Some(203),
+        ..PngOptions::default()
+    });
+    engine.render_as(&doc, &output).unwrap().bytes
+}
+
+/// LABEL as PNG at 203 dpi against LABEL as PDF.
+fn label_png(c: &mut Criterion) {
+    let engine = engine();
+    let docs = bytes(&labels());
+    let since = SystemTime::now();
+    let mut group = c.benchmark_group("label_png");
+    bench_documents(&mut group, "pdf", &engine, &docs);
+    let mut n = 0;
+    group.bench_function("png_203dpi", |b| {
+        b.iter(|| {
+            n = (n + 1) % docs.len();
+            png_203(&engine, &docs[n])
+        })
+    });
+    group.finish();
+    if let (Some(pdf_ns), Some(png_ns)) = (
+        median_ns("label_png", "pdf", since),
+        median_ns("label_png", "png_203dpi", since),
+    ) {
+        println!(
+            "label_png: criterion medians pdf {:.3} ms, png {:.3} ms; png/pdf = {:.3} (goal: at most 2)",
+            pdf_ns / 1e6,
+            png_ns / 1e6,
+            png_ns / pdf_ns
+        );
+    }
+    let batch = |png: bool| {
+        let start = std::time::Instant::now();
+        for doc in &docs {
+            if png {
+                png_203(&engine, doc);
+            } else {
+                engine.render_bytes(doc).unwrap();
+            }
+        }
+        start.elapsed().as_secs_f64() * 1000.0 / docs.len() as f64
+    };
+    let rounds: Vec<(f64, f64)> = (0..60)
+        .map(|round| {
+            if round % 2 == 0 {
+                let pdf = batch(false);
+                (pdf, batch(true))
+            } else {
+                let png = batch(true);
+                (batch(false), png)
+            }
+        })
+        .collect();
+    println!(
+        "label_png: 60 alternating rounds: median ms/render pdf {:.3}, png {:.3}; median of the rounds' png/pdf = {:.3}",
+        median(rounds.iter().map(|r| r.0).collect()),
+        median(rounds.iter().map(|r| r.1).collect()),
+        median(rounds.iter().map(|r| r.1 / r.0).collect()),
+    );
+}
+
 /// Single-threaded, as a render in the server runs: on a render thread
 /// whose rayon work stays on it (`engine::threads`).
 fn label_single_threaded(c: &mut Criterion) {
     labelpress::engine::threads::become_render_thread();
     label(c);
     label_scripts(c);
+    label_png(c);
 }
 
 criterion_group!(benches, label_single_threaded);

@@ -90,7 +90,7 @@ fn raster(megapixels: u32, format: image::ImageFormat) {
             validated.as_secs_f64() * 1e3,
             render.as_secs_f64() * 1e3,
             validated.as_secs_f64() / render.as_secs_f64(),
-            rendered.pdf.len()
+            rendered.bytes.len()
         );
     }
 }

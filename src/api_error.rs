@@ -28,6 +28,10 @@ pub enum ApiError {
     /// API-004: the Content-Type is not `application/json`.
     #[error("Content-Type must be application/json, not {0}")]
     UnsupportedMediaType(String),
+    /// API-006: a query parameter of the render route is not valid
+    /// (`dpi`, `sheet`, `mono`).
+    #[error("{0}")]
+    InvalidQuery(String),
     /// API-005 (404): no such route.
     #[error("no such route")]
     NotFound,
@@ -76,6 +80,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "API-003",
             ApiError::UnsupportedMediaType(_) => "API-004",
             ApiError::NotFound | ApiError::MethodNotAllowed => "API-005",
+            ApiError::InvalidQuery(_) => "API-006",
             ApiError::Unauthorized(_) => "API-101",
             ApiError::Forbidden(_) => "API-102",
             ApiError::RateLimited { .. } => "API-103",
@@ -89,7 +94,7 @@ impl ApiError {
     /// HTTP status of the code.
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::InvalidJson(_) => 400,
+            ApiError::InvalidJson(_) | ApiError::InvalidQuery(_) => 400,
             ApiError::Validation(_) => 422,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType(_) => 415,
@@ -180,6 +185,7 @@ mod tests {
             ),
             (ApiError::NotFound, "API-005", 404),
             (ApiError::MethodNotAllowed, "API-005", 405),
+            (ApiError::InvalidQuery("x".into()), "API-006", 400),
             (ApiError::Unauthorized("x".into()), "API-101", 401),
             (ApiError::Forbidden("x".into()), "API-102", 403),
             (ApiError::RateLimited { retry_after_s: 2 }, "API-103", 429),

@@ -38,19 +38,35 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Render a DocumentRequest to PDF (offline, no authentication).
+    /// Render a DocumentRequest to PDF or PNG (offline, no authentication).
     Render {
         /// The request JSON file (`-` for standard input).
         request: PathBuf,
         /// Where the PDF goes (`-`: standard output). Default: standard
         /// output when REQUEST is `-`, else the request's
-        /// settings.output.file_name, else REQUEST with `.pdf`.
+        /// settings.output.file_name, else REQUEST with `.pdf` (`.png`).
+        /// A name ending in `.png` writes PNG.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Write the generated Typst source instead of rendering (to -o, or
         /// standard output).
         #[arg(long)]
         emit_typst: bool,
+        /// pdf or png; default: png when -o ends in `.png`, else pdf.
+        #[arg(long, value_enum)]
+        format: Option<render::FormatArg>,
+        /// PNG resolution in dots per inch; default: settings.print_dpi,
+        /// else the configuration's defaults.png_dpi (203).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        dpi: Option<u32>,
+        /// Write only this sheet (1-based) as PNG; without it every sheet is
+        /// written, one file each (`out-1.png`, `out-2.png`, ... when there
+        /// are several).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        sheet: Option<u64>,
+        /// Pure black and white PNG (1-bit), for direct thermal printers.
+        #[arg(long)]
+        mono: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -327,11 +343,21 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             request,
             output,
             emit_typst,
+            format,
+            dpi,
+            sheet,
+            mono,
             engine,
         } => {
+            let png = render::PngArgs {
+                format,
+                dpi,
+                sheet: sheet.map(|s| s as usize),
+                mono,
+            };
             let engine = engine.engine()?;
             let body = read_request(&request)?;
-            render::run(&engine, &request, &body, output, emit_typst)
+            render::run(&engine, &request, &body, output, emit_typst, &png)
         }
         Command::Check { request, engine } => {
             let engine = engine.engine()?;

@@ -108,6 +108,10 @@ pub struct StyleDefaults {
     pub cell_padding_x: f64,
     /// Table cell padding (top and bottom) in mm when no style sets one.
     pub cell_padding_y: f64,
+    /// Resolution of PNG output (dots per inch) when neither the request
+    /// (`?dpi=`, `--dpi`) nor `settings.print_dpi` gives one: 203, the
+    /// common direct thermal printer.
+    pub png_dpi: f64,
 }
 
 impl Default for StyleDefaults {
@@ -125,6 +129,7 @@ impl Default for StyleDefaults {
             corner_radius: 0.0,
             cell_padding_x: 1.0,
             cell_padding_y: 0.5,
+            png_dpi: 203.0,
         }
     }
 }
@@ -188,6 +193,13 @@ pub struct Limits {
     pub page_side_mm: f64,
     /// Largest absolute coordinate or length in mm anywhere in a request.
     pub coordinate_mm: f64,
+    /// Highest resolution of PNG output (dots per inch; the lowest is 72).
+    pub png_dpi_max: u32,
+    /// Most pixels (width x height) of one PNG sheet, checked before it is
+    /// drawn: typst-render draws into 4 bytes a pixel, so 40,000,000 pixels
+    /// (A4 at 600 dpi, a 100 x 150 mm label at 1200 dpi) stay well inside a
+    /// render worker's memory cap.
+    pub png_pixels: u64,
     /// Render deadline in milliseconds (HTTP route).
     pub render_deadline_ms: u64,
     /// Concurrent renders; 0 means one per CPU core.
@@ -304,6 +316,8 @@ impl Default for Limits {
             svg_filter_primitives: 10,
             page_side_mm: 5_080.0,
             coordinate_mm: 100_000.0,
+            png_dpi_max: 1_200,
+            png_pixels: 40_000_000,
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,

@@ -101,6 +101,10 @@ pub fn document() -> Value {
                     "description": "The request's id (a UUID v4), also `req_id` in the render API's error bodies and in the request log.",
                     "schema": {"type": "string", "format": "uuid"},
                 },
+                "Vary": {
+                    "description": "`accept`: the render route answers PDF or PNG by the request's `Accept` header.",
+                    "schema": {"type": "string", "const": "accept"},
+                },
                 "Retry-After": {
                     "description": "Seconds to wait before retrying.",
                     "schema": {"type": "integer", "minimum": 1},
@@ -172,6 +176,7 @@ fn api_errors() -> Vec<ApiError> {
         ApiError::UnsupportedMediaType(String::new()),
         ApiError::NotFound,
         ApiError::MethodNotAllowed,
+        ApiError::InvalidQuery(String::new()),
         ApiError::Unauthorized(String::new()),
         ApiError::Forbidden(String::new()),
         ApiError::RateLimited { retry_after_s },
@@ -195,6 +200,7 @@ fn code_meaning(code: &str) -> &'static str {
         "API-003" => "the body is larger than `limits.body_bytes`",
         "API-004" => "the Content-Type is not `application/json`",
         "API-005" => "no such route or method",
+        "API-006" => "a query parameter (`dpi`, `sheet`, `mono`) is not valid",
         "API-101" => "Authorization is missing or not a bearer token",
         "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
         "API-103" => "a rate limit was hit",
@@ -234,6 +240,8 @@ fn api_error_responses(schemas: &mut Schemas, codes: &[&str]) -> BTreeMap<String
             if status == 401 {
                 headers.push("WWW-Authenticate");
             }
+            // Only the render route's errors are built here; all its answers vary by Accept.
+            headers.push("Vary");
             let schema = json!({
                 "allOf": [body, {"properties": {"code": {"enum": codes}}}],
             });
@@ -270,21 +278,41 @@ fn with_responses(mut operation: Value, responses: BTreeMap<String, Value>) -> V
 
 // ---------------------------------------------------------------- render
 
+/// The render route's PNG query parameters, with the bounds of the default
+/// runtime configuration. (`Accept` is no parameter: OpenAPI ignores one by
+/// that name; the 200's two media types and the description say it.)
+fn render_parameters() -> Value {
+    let config = crate::config::RuntimeConfig::default();
+    let (min, max) = (crate::engine::raster::MIN_DPI, config.limits.png_dpi_max);
+    json!([
+        {"name": "dpi", "in": "query", "required": false,
+         "description": format!("PNG only: dots per inch, {min} to `limits.png_dpi_max`. Default: the request's `settings.print_dpi`, else `defaults.png_dpi` ({}). A sheet of more than `limits.png_pixels` ({}) pixels at this dpi is refused (422 API-002, path `dpi`). Not a whole number or out of range: 400 API-006.", config.defaults.png_dpi, config.limits.png_pixels),
+         "schema": {"type": "integer", "minimum": min, "maximum": max}},
+        {"name": "sheet", "in": "query", "required": false,
+         "description": "PNG only: which sheet, from 1 (default 1). Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
+         "schema": {"type": "integer", "minimum": 1, "default": 1}},
+        {"name": "mono", "in": "query", "required": false,
+         "description": "PNG only: `1`/`true` for a 1-bit black-and-white PNG (direct thermal printers); `0`/`false` (default) for RGB. Anything else: 400 API-006.",
+         "schema": {"type": "string", "enum": ["1", "0", "true", "false"], "default": "0"}},
+    ])
+}
+
 fn render_label(schemas: &mut Schemas) -> Value {
     let request = schemas.of::<RawRequest>();
     let operation = json!({
         "tags": ["render"],
         "operationId": "renderLabel",
-        "summary": "Render a DocumentRequest to PDF",
-        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the body (413, 415, 400, 422), the render (503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token. The body must not repeat a key in any object.",
+        "summary": "Render a DocumentRequest to PDF, or one sheet to PNG",
+        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the query (400 API-006), the body (413, 415, 400, 422), the render (422 API-002 for a PNG sheet past the end or of too many pixels, 503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token, one unit for a PDF or a PNG. `Accept: image/png` answers one sheet as PNG; `application/pdf`, `*/*`, none, or only types the route cannot make answer the PDF; with q-values the preferred of the two wins (a tie: PDF). The body must not repeat a key in any object. Every answer carries `Vary: accept`.",
         "security": [{"token": []}],
+        "parameters": render_parameters(),
         "requestBody": {
             "required": true,
             "content": json_body(request),
         },
         "responses": {
             "200": {
-                "description": "The PDF. With `settings.output.mode` `file`, `Content-Disposition: attachment` names it.",
+                "description": "The PDF, or with `Accept: image/png` one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several).",
                 "headers": {
                     "X-Request-Id": header_ref("X-Request-Id"),
                     "X-Labelpress-Warnings": {
@@ -292,12 +320,16 @@ fn render_label(schemas: &mut Schemas) -> Value {
                         "required": true,
                         "schema": {"type": "integer", "minimum": 0, "maximum": crate::warnings::MAX_WARNINGS},
                     },
+                    "Vary": header_ref("Vary"),
                     "Content-Disposition": {
                         "description": "Only in `file` mode: `attachment; filename=\"...\"` (and `filename*` for non-ASCII names).",
                         "schema": {"type": "string"},
                     },
                 },
-                "content": {"application/pdf": {"schema": {"type": "string", "contentMediaType": "application/pdf"}}},
+                "content": {
+                    "application/pdf": {"schema": {"type": "string", "contentMediaType": "application/pdf"}},
+                    "image/png": {"schema": {"type": "string", "contentMediaType": "image/png"}},
+                },
             },
         },
     });
@@ -851,7 +883,7 @@ mod tests {
         let mut distinct = codes.clone();
         distinct.dedup();
         // API-005 is both 404 and 405.
-        assert_eq!(distinct.len(), 12);
+        assert_eq!(distinct.len(), 13);
     }
 
     #[test]
@@ -869,6 +901,16 @@ mod tests {
         assert!(responses["503"]["headers"]["Retry-After"].is_object());
         assert!(responses["401"]["headers"]["WWW-Authenticate"].is_object());
         assert!(responses.get("404").is_none());
+        assert_eq!(code_enum("400"), json!(["API-001", "API-006"]));
+        assert!(responses["200"]["content"]["image/png"].is_object());
+        assert!(responses["200"]["headers"]["Vary"].is_object());
+        let params = doc["paths"]["/api/v1/label"]["post"]["parameters"]
+            .as_array()
+            .unwrap();
+        let names: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["dpi", "sheet", "mono"]);
+        let limits = crate::config::Limits::default();
+        assert_eq!(params[0]["schema"]["maximum"], limits.png_dpi_max);
     }
 
     #[test]

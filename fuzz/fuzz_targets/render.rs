@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     // validation is a bug worth a crash report.
     if let Ok(doc) = ENGINE.validate(data) {
         match ENGINE.render(&doc) {
-            Ok(r) => assert!(r.pdf.starts_with(b"%PDF-")),
+            Ok(r) => assert!(r.bytes.starts_with(b"%PDF-")),
             Err(e) => panic!("a valid request did not render: {e}"),
         }
     }

@@ -3,6 +3,7 @@
 mod font_slim;
 pub mod fonts;
 pub mod memory;
+pub mod raster;
 pub mod threads;
 mod world;
 
@@ -14,16 +15,18 @@ use typst_layout::PagedDocument;
 use typst_pdf::{PdfOptions, PdfStandards, Timestamp};
 
 use self::fonts::{FontOptions, Fonts};
+use self::raster::Raster;
+pub use self::raster::{Format, Output, PngOptions};
 use self::world::RenderWorld;
 use crate::config::RuntimeConfig;
 use crate::layout::LaidOut;
 use crate::lower::{self, Lowered};
-use crate::validate::{self, Environment, RequestError, ResourceDir};
+use crate::validate::{self, Environment, RequestError, ResourceDir, Violation};
 
 /// Product name written as the PDF producer unless the request names one.
 pub const PRODUCER: &str = concat!("labelpress ", env!("CARGO_PKG_VERSION"));
 
-/// Why a request produced no PDF.
+/// Why a request produced no PDF (or PNG).
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     /// API-001 / API-002.
@@ -34,16 +37,29 @@ pub enum RenderError {
     Compile(String),
 }
 
-/// A finished document.
+/// A finished document: the PDF, or one sheet as PNG.
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    pub pdf: Vec<u8>,
+    pub bytes: Vec<u8>,
+    /// What `bytes` are.
+    pub format: Format,
+    /// Sheets of the document (also when `bytes` is one sheet's PNG).
     pub sheets: usize,
     /// Download name when `settings.output.mode` is `file`.
     pub file_name: Option<String>,
     /// How many validation warnings the document has (`crate::warnings`);
     /// they never change the PDF.
     pub warnings: usize,
+}
+
+impl Rendered {
+    /// Sheets in `bytes`: all of them in a PDF, one in a PNG.
+    pub fn delivered_sheets(&self) -> usize {
+        match self.format {
+            Format::Pdf => self.sheets,
+            Format::Png => 1,
+        }
+    }
 }
 
 /// Shared, immutable render state: configuration, fonts, resource folder.
@@ -110,6 +126,92 @@ impl Engine {
         self.render_at(doc, clock())
     }
 
+    /// Renders a validated document as `output` asks, dated now.
+    pub fn render_as(&self, doc: &LaidOut, output: &Output) -> Result<Rendered, RenderError> {
+        match output {
+            Output::Pdf => self.render(doc),
+            Output::Png(options) => {
+                let raster =
+                    Raster::resolve(options.dpi, options.mono, &doc.document, &self.config)
+                        .map_err(refused)?;
+                let now = clock();
+                let (mut pngs, sheets) =
+                    self.render_png_at(doc, &raster, Some(options.sheet), now)?;
+                let file_name = crate::pdf::output::file_name(&doc.document.settings, now)
+                    .map(|name| raster::file_name(&name, options.sheet, sheets));
+                Ok(Rendered {
+                    bytes: pngs.pop().unwrap_or_default(),
+                    format: Format::Png,
+                    sheets,
+                    file_name,
+                    warnings: crate::warnings::check(doc).len(),
+                })
+            }
+        }
+    }
+
+    /// Sheets of a validated document as PNGs: sheet `only` (1-based), or
+    /// every sheet. Also returns the document's sheet count. One compile
+    /// for all of them.
+    pub fn render_pngs(
+        &self,
+        doc: &LaidOut,
+        dpi: Option<u32>,
+        mono: bool,
+        only: Option<usize>,
+    ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
+        let raster = Raster::resolve(dpi, mono, &doc.document, &self.config).map_err(refused)?;
+        self.render_png_at(doc, &raster, only, clock())
+    }
+
+    fn render_png_at(
+        &self,
+        laid: &LaidOut,
+        raster: &Raster,
+        only: Option<usize>,
+        now: OffsetDateTime,
+    ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
+        let lowered = self.lower(laid);
+        let sheets = lowered.sheets;
+        // Known before compiling: a sheet past the end costs no compile.
+        if let Some(sheet) = only.filter(|s| !(1..=sheets).contains(s)) {
+            return Err(refused(Violation {
+                path: "sheet".into(),
+                message: format!(
+                    "the document has {sheets} sheet(s); sheet {sheet} does not exist"
+                ),
+            }));
+        }
+        let world = RenderWorld::new(
+            self.fonts.clone(),
+            lowered.source,
+            lowered.images,
+            to_datetime(now),
+        );
+        let document = typeset(&world)?;
+        let pages = document.pages();
+        let wanted: Vec<usize> = match only {
+            Some(sheet) => vec![sheet],
+            None => (1..=pages.len()).collect(),
+        };
+        let mut pngs = Vec::with_capacity(wanted.len());
+        for sheet in wanted {
+            let page = pages.get(sheet - 1).ok_or_else(|| {
+                RenderError::Compile(format!(
+                    "sheet {sheet} is missing from the compiled document"
+                ))
+            })?;
+            pngs.push(
+                raster
+                    .png(page, sheet, &self.config.limits)
+                    .map_err(refused)?,
+            );
+        }
+        drop(document);
+        memory::after_render();
+        Ok((pngs, sheets))
+    }
+
     /// Renders a validated document dated `now`: the PDF's dates, Typst's
     /// `datetime.today()` and the download name. Like Typst's `World::today`,
     /// the clock is an input, so a caller (a test) fixes it without touching
@@ -143,7 +245,8 @@ impl Engine {
             now,
         )?;
         Ok(Rendered {
-            pdf,
+            bytes: pdf,
+            format: Format::Pdf,
             sheets,
             file_name: crate::pdf::output::file_name(&doc.settings, now),
             warnings: crate::warnings::check(laid).len(),
@@ -172,9 +275,7 @@ impl Engine {
     ) -> Result<Vec<u8>, RenderError> {
         let today = to_datetime(now);
         let world = RenderWorld::new(self.fonts.clone(), source, images, today);
-        let compiled = typst::compile::<PagedDocument>(&world).output;
-        let document =
-            compiled.map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
+        let document = typeset(&world)?;
         let standards = match export.profile {
             Some(p) => PdfStandards::new(&[p.standard()])
                 .map_err(|e| RenderError::Compile(e.message().to_string()))?,
@@ -196,6 +297,19 @@ impl Engine {
         crate::pdf::patch(pdf, &export.producer, link_alts)
             .map_err(|e| RenderError::Compile(e.to_string()))
     }
+}
+
+/// The compiled document of `world`'s source: what both the PDF export and
+/// the rasteriser start from.
+fn typeset(world: &RenderWorld) -> Result<PagedDocument, RenderError> {
+    typst::compile::<PagedDocument>(world)
+        .output
+        .map_err(|errors| RenderError::Compile(describe(world, errors.as_slice())))
+}
+
+/// A request the output options cannot be met for: API-002 at `violation.path`.
+fn refused(violation: Violation) -> RenderError {
+    RenderError::Request(RequestError::Invalid(vec![violation]))
 }
 
 /// How one document is exported.

@@ -115,7 +115,7 @@ impl Metrics {
             "Calls to the token verifier (in-process or remote).",
         );
         let counters = [
-            ("labelpress_sheets_rendered_total", "Sheets in successfully rendered PDFs.", &self.sheets),
+            ("labelpress_sheets_rendered_total", "Sheets in successfully rendered PDFs and PNGs (one per PNG).", &self.sheets),
             ("labelpress_auth_cache_hits_total", "Render requests admitted from the token cache.", &self.cache_hits),
             ("labelpress_auth_cache_misses_total", "Render requests that needed a synchronous verification.", &self.cache_misses),
             ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline (their worker process is stopped; with thread isolation they finish in the background).", &self.renders_abandoned),

@@ -17,6 +17,7 @@ pub mod data_dir;
 pub mod edge;
 pub mod etag;
 pub mod metrics;
+pub mod output;
 pub mod pool;
 pub mod probes;
 pub mod process_metrics;

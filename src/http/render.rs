@@ -1,8 +1,9 @@
 //! `POST /api/v1/label`. Checks run in the order of docs/http-api.md ("Errors"):
-//! auth (401/403/429/502), then the body (413, 415, 400, 422), then the
-//! render (503 when the pool is full or the deadline passes, 500 when no PDF
-//! comes out). Only a 200 is charged; everything else gives the reserved
-//! unit back.
+//! auth (401/403/429/502), then the query (400 API-006), then the body (413,
+//! 415, 400, 422), then the render (503 when the pool is full or the deadline
+//! passes, 500 when no PDF comes out). Only a 200 is charged; everything else
+//! gives the reserved unit back. `Accept: image/png` answers one sheet as PNG
+//! ([`super::output`]); every answer carries `Vary: Accept`.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
@@ -15,12 +16,13 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::time::Instant;
 
+use super::output::{negotiate, Query};
 use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
 use crate::auth::{Auth, Grant};
-use crate::engine::{Engine, Rendered};
+use crate::engine::{Engine, Format, Rendered};
 use crate::worker::{RenderFailure, Renderer, WorkerError};
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {
@@ -46,22 +48,28 @@ pub async fn label(State(state): State<AppState>, request: Request) -> Response 
     };
     let mut response =
         match produce(&state, engine, renderer, &auth, &grant, started, request).await {
-            Ok(pdf) => {
-                info.sheets = Some(pdf.sheets);
-                info.bytes = Some(pdf.bytes.len());
-                pdf.into_response()
+            Ok(document) => {
+                info.sheets = Some(document.sheets);
+                info.bytes = Some(document.bytes.len());
+                document.into_response()
             }
             Err(e) => {
                 auth.refund(&grant);
                 e.into_response()
             }
         };
+    // The answer depends on Accept (PDF or PNG), so caches must key on it.
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
     response.extensions_mut().insert(info);
     response
 }
 
-struct Pdf {
+/// A rendered PDF, or one sheet as PNG.
+struct Document {
     bytes: Vec<u8>,
+    format: Format,
     sheets: usize,
     file_name: Option<String>,
     warnings: usize,
@@ -71,12 +79,12 @@ struct Pdf {
 /// (`0` too), as `POST /api/v1/label/check` lists them.
 pub const WARNINGS_HEADER: &str = "x-labelpress-warnings";
 
-impl IntoResponse for Pdf {
+impl IntoResponse for Document {
     fn into_response(self) -> Response {
         let mut headers = HeaderMap::new();
         headers.insert(
             header::CONTENT_TYPE,
-            HeaderValue::from_static("application/pdf"),
+            HeaderValue::from_static(self.format.media_type()),
         );
         headers.insert(WARNINGS_HEADER, HeaderValue::from(self.warnings));
         if let Some(name) = &self.file_name {
@@ -144,7 +152,16 @@ async fn produce(
     grant: &Grant,
     started: Instant,
     request: Request,
-) -> Result<Pdf, ApiError> {
+) -> Result<Document, ApiError> {
+    // Several Accept lines are one comma-separated list (RFC 9110 5.3).
+    let accept: Vec<&str> = request
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let format = negotiate((!accept.is_empty()).then(|| accept.join(",")).as_deref());
+    let output = Query::parse(request.uri().query(), &state.config.limits)?.output(format);
     let body = read_body(state, request).await?;
     // Validation, render and charge run as one job on a render thread: one
     // thread switch per request. The job hands its answer over once the
@@ -159,7 +176,7 @@ async fn produce(
         let deadline = (started + state.pool.deadline()).into_std();
         let retry_after_s = state.pool.retry_after_s();
         move |reply: Reply<Result<(Rendered, Duration), ApiError>>| {
-            let rendered = renderer.render(&body, deadline);
+            let rendered = renderer.render(&body, &output, deadline);
             // After the deadline nobody gets this PDF: it is not charged.
             if reply.claim() {
                 match rendered {
@@ -194,9 +211,10 @@ async fn produce(
     state
         .metrics
         .sheets
-        .fetch_add(rendered.sheets as u64, Ordering::Relaxed);
-    Ok(Pdf {
-        bytes: rendered.pdf,
+        .fetch_add(rendered.delivered_sheets() as u64, Ordering::Relaxed);
+    Ok(Document {
+        bytes: rendered.bytes,
+        format: rendered.format,
         sheets: rendered.sheets,
         file_name: rendered.file_name,
         warnings: rendered.warnings,

@@ -611,7 +611,7 @@ mod tests {
              "target": {"type": "url", "url": URL}, "alt": "Link"}
         ]}]});
         match ENGINE.render_bytes(&serde_json::to_vec(&request).unwrap()) {
-            Ok(rendered) => rendered.pdf,
+            Ok(rendered) => rendered.bytes,
             Err(e) => panic!("render failed: {e}"),
         }
     }

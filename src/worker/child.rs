@@ -1,6 +1,7 @@
 //! The worker side: `labelpress render-worker` (started by the server, never
 //! by hand). It reads its [`Spec`] from the socket on fd 3, loads the engine,
-//! says [`READY`], then validates and renders one request body at a time.
+//! says [`READY`], then validates and renders one request body at a time,
+//! each as its [`Job`] head asks.
 //!
 //! A worker is disposable: the server kills it at a request's deadline and
 //! replaces it when it dies. A panic is answered as a failed render and then
@@ -12,10 +13,10 @@ use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::panic::AssertUnwindSafe;
 
-use super::protocol::{self, Answer, Spec, READY};
+use super::protocol::{self, Answer, Job, Spec, READY};
 use crate::cli::exit::Exit;
 use crate::engine::fonts::FontOptions;
-use crate::engine::{threads, Engine, RenderError};
+use crate::engine::{threads, Engine, Output, RenderError};
 use crate::validate::ResourceDir;
 
 /// The file descriptor the server hands the worker its end of the socket on.
@@ -59,17 +60,18 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
     output.write_all(&[READY])?;
     output.flush()?;
     loop {
-        let body = match protocol::read_frame(&mut input) {
-            Ok(body) => body,
+        let job: Job = match protocol::read_json(&mut input) {
+            Ok(job) => job,
             // The server closed the socket: it is shutting down.
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
-        match std::panic::catch_unwind(AssertUnwindSafe(|| render(&engine, &body))) {
+        let body = protocol::read_frame(&mut input)?;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| render(&engine, &body, &job.output))) {
             Ok(outcome) => {
                 protocol::write_json(&mut output, &Answer::of(&outcome))?;
                 if let Ok((rendered, _)) = &outcome {
-                    protocol::write_frame(&mut output, &rendered.pdf)?;
+                    protocol::write_frame(&mut output, &rendered.bytes)?;
                 }
                 output.flush()?;
             }
@@ -96,10 +98,11 @@ fn engine(spec: Spec) -> Result<Engine, String> {
 fn render(
     engine: &Engine,
     body: &[u8],
+    output: &Output,
 ) -> Result<(crate::engine::Rendered, std::time::Duration), RenderError> {
     let doc = engine.validate(body)?;
     let started = std::time::Instant::now();
-    let rendered = engine.render(&doc)?;
+    let rendered = engine.render_as(&doc, output)?;
     Ok((rendered, started.elapsed()))
 }
 

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 pub use self::process::{Worker, WorkerError};
 pub use self::protocol::Spec;
-use crate::engine::{Engine, RenderError, Rendered};
+use crate::engine::{Engine, Output, RenderError, Rendered};
 
 /// How a render thread turns a request body into a PDF.
 #[derive(Clone)]
@@ -80,17 +80,18 @@ impl Workers {
 }
 
 impl Renderer {
-    /// Validates and renders `body`; a worker gives up at `deadline`.
+    /// Validates and renders `body` as `output`; a worker gives up at `deadline`.
     pub fn render(
         &self,
         body: &[u8],
+        output: &Output,
         deadline: Instant,
     ) -> Result<(Rendered, Duration), RenderFailure> {
         match self {
             Renderer::InProcess(engine) => {
                 let doc = engine.validate(body).map_err(RenderError::from)?;
                 let started = Instant::now();
-                let rendered = engine.render(&doc)?;
+                let rendered = engine.render_as(&doc, output)?;
                 Ok((rendered, started.elapsed()))
             }
             Renderer::Processes(workers) => WORKER.with_borrow_mut(|slot| {
@@ -98,7 +99,7 @@ impl Renderer {
                     Some(worker) => worker,
                     None => slot.insert(workers.start()?),
                 };
-                match worker.render(body, deadline) {
+                match worker.render(body, output, deadline) {
                     Ok(outcome) => Ok(outcome?),
                     Err(e) => {
                         *slot = None;

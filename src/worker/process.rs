@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::child::SOCKET_FD;
-use super::protocol::{self, Answer, Spec, READY};
-use crate::engine::{RenderError, Rendered};
+use super::protocol::{self, Answer, Job, Spec, READY};
+use crate::engine::{Output, RenderError, Rendered};
 
 /// The longest a new worker may take to load its engine.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -90,14 +90,15 @@ impl Worker {
         Ok(())
     }
 
-    /// Validates and renders `body` in the worker. On `Err` the worker has
-    /// been stopped and must be dropped.
+    /// Validates and renders `body` as `output` in the worker. On `Err` the
+    /// worker has been stopped and must be dropped.
     pub fn render(
         &mut self,
         body: &[u8],
+        output: &Output,
         deadline: Instant,
     ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
-        let result = self.exchange(body, deadline);
+        let result = self.exchange(body, output, deadline);
         if result.is_err() {
             self.stop();
         }
@@ -107,6 +108,7 @@ impl Worker {
     fn exchange(
         &mut self,
         body: &[u8],
+        output: &Output,
         deadline: Instant,
     ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
         let failed = |e: std::io::Error| match e.kind() {
@@ -117,12 +119,14 @@ impl Worker {
         self.socket
             .set_write_timeout(Some(remaining))
             .map_err(failed)?;
+        let job = Job { output: *output };
+        protocol::write_json(&mut self.socket, &job).map_err(failed)?;
         protocol::write_frame(&mut self.socket, body).map_err(failed)?;
         let head: Answer = self
             .read_until(deadline, |input| protocol::read_json(input))
             .map_err(failed)?;
         let pdf = match head {
-            Answer::Pdf { .. } => self
+            Answer::Document { .. } => self
                 .read_until(deadline, |input| protocol::read_frame(input))
                 .map_err(failed)?,
             // The worker is on its way out.

@@ -3,8 +3,10 @@
 //!
 //! - once, server to worker: the [`Spec`] (JSON) the worker builds its engine from;
 //! - once, worker to server: [`READY`] when the engine is loaded;
-//! - per job, server to worker: the request body as sent by the client;
-//! - per job, worker to server: an [`Answer`] head (JSON), then for a PDF its bytes.
+//! - per job, server to worker: a [`Job`] head (JSON: what to produce), then
+//!   the request body as sent by the client;
+//! - per job, worker to server: an [`Answer`] head (JSON), then for a PDF or
+//!   PNG its bytes.
 //!
 //! Every frame is a little-endian `u64` length followed by that many bytes.
 
@@ -16,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::RuntimeConfig;
 use crate::engine::fonts::FontOptions;
-use crate::engine::{RenderError, Rendered};
+use crate::engine::{Format, Output, RenderError, Rendered};
 use crate::validate::{RequestError, Violation};
 
 /// The one byte a worker sends once its engine is ready.
@@ -34,17 +36,23 @@ pub struct Spec {
     pub resources: Option<PathBuf>,
 }
 
-/// A worker's answer to one request, without the PDF bytes.
+/// What one job produces; the request body follows as the next frame.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub output: Output,
+}
+
+/// A worker's answer to one request, without the document's bytes.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Answer {
-    /// The PDF follows as the next frame.
-    Pdf {
+    /// The document (a PDF, or a PNG) follows as the next frame.
+    Document {
+        format: Format,
         sheets: usize,
         file_name: Option<String>,
         /// Compile and export time, without validation.
         render_us: u64,
         /// Validation warnings (`X-Labelpress-Warnings`).
-        #[serde(default)]
         warnings: usize,
     },
     /// API-001.
@@ -67,7 +75,8 @@ impl Answer {
     /// The head of a render's outcome (the PDF, if any, is sent after it).
     pub fn of(outcome: &Result<(Rendered, Duration), RenderError>) -> Answer {
         match outcome {
-            Ok((rendered, took)) => Answer::Pdf {
+            Ok((rendered, took)) => Answer::Document {
+                format: rendered.format,
                 sheets: rendered.sheets,
                 file_name: rendered.file_name.clone(),
                 render_us: took.as_micros() as u64,
@@ -89,17 +98,19 @@ impl Answer {
         }
     }
 
-    /// The outcome again, with the PDF bytes that followed a [`Answer::Pdf`].
-    pub fn into_outcome(self, pdf: Vec<u8>) -> Result<(Rendered, Duration), RenderError> {
+    /// The outcome again, with the bytes that followed a [`Answer::Document`].
+    pub fn into_outcome(self, bytes: Vec<u8>) -> Result<(Rendered, Duration), RenderError> {
         match self {
-            Answer::Pdf {
+            Answer::Document {
+                format,
                 sheets,
                 file_name,
                 render_us,
                 warnings,
             } => Ok((
                 Rendered {
-                    pdf,
+                    bytes,
+                    format,
                     sheets,
                     file_name,
                     warnings,
@@ -173,7 +184,8 @@ mod tests {
     fn every_outcome_survives_the_trip_through_an_answer() {
         let pdf = Ok((
             Rendered {
-                pdf: b"%PDF-1.7".to_vec(),
+                bytes: b"%PDF-1.7".to_vec(),
+                format: Format::Pdf,
                 sheets: 3,
                 file_name: Some("x.pdf".into()),
                 warnings: 2,
@@ -184,8 +196,19 @@ mod tests {
             path: "pages[0].size".into(),
             message: "unknown size".into(),
         }];
+        let png = Ok((
+            Rendered {
+                bytes: b"\x89PNG".to_vec(),
+                format: Format::Png,
+                sheets: 2,
+                file_name: None,
+                warnings: 0,
+            },
+            Duration::from_micros(99),
+        ));
         let cases: Vec<Result<(Rendered, Duration), RenderError>> = vec![
             pdf,
+            png,
             Err(RenderError::Request(RequestError::Json {
                 line: 1,
                 column: 7,
@@ -200,11 +223,27 @@ mod tests {
             let head: Answer = read_json(&mut wire.as_slice()).unwrap();
             let bytes = case
                 .as_ref()
-                .map(|(r, _)| r.pdf.clone())
+                .map(|(r, _)| r.bytes.clone())
                 .unwrap_or_default();
             let again = head.into_outcome(bytes);
             assert_eq!(format!("{again:?}"), format!("{case:?}"));
         }
+    }
+
+    #[test]
+    fn a_job_head_carries_the_output_options() {
+        use crate::engine::PngOptions;
+        let job = Job {
+            output: Output::Png(PngOptions {
+                dpi: Some(300),
+                sheet: 2,
+                mono: true,
+            }),
+        };
+        let mut wire = Vec::new();
+        write_json(&mut wire, &job).unwrap();
+        let again: Job = read_json(&mut wire.as_slice()).unwrap();
+        assert_eq!(again.output, job.output);
     }
 
     #[test]

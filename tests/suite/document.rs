@@ -94,8 +94,8 @@ fn a_fixed_clock_makes_output_reproducible() {
     let body = serde_json::to_vec(&doc(json!({"metadata": {"title": "Same"}}))).unwrap();
     let document = ENGINE.validate(&body).unwrap();
     let at = time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
-    let a = ENGINE.render_at(&document, at).unwrap().pdf;
-    let b = ENGINE.render_at(&document, at).unwrap().pdf;
+    let a = ENGINE.render_at(&document, at).unwrap().bytes;
+    let b = ENGINE.render_at(&document, at).unwrap().bytes;
     assert_eq!(a, b);
     let pdf = read_pdf(a);
     assert!(

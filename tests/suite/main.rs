@@ -20,6 +20,7 @@ mod metadata_hostile;
 mod openapi;
 mod operations;
 mod package;
+mod png;
 mod postgres;
 mod quickstart;
 mod quota;

@@ -16,7 +16,7 @@ use crate::support::*;
 fn render_with_system_fonts(request: &Value) -> Pdf {
     let body = serde_json::to_vec(request).unwrap();
     match SYSTEM_FONTS_ENGINE.render_bytes(&body) {
-        Ok(r) => read_pdf(r.pdf),
+        Ok(r) => read_pdf(r.bytes),
         Err(e) => panic!(
             "render failed: {e} (are fonts-noto-core and fonts-noto-cjk installed? \
              .ci/run installs them)\nrequest: {request}"
@@ -327,7 +327,7 @@ fn the_configured_fallback_order_decides_the_face() {
         engine
             .render_bytes(&serde_json::to_vec(&request).unwrap())
             .unwrap()
-            .pdf,
+            .bytes,
     );
     let han = pdf
         .glyphs(0)

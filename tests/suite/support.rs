@@ -44,7 +44,7 @@ pub fn render(request: Value) -> Pdf {
 pub fn render_bytes(request: Value) -> Vec<u8> {
     let body = serde_json::to_vec(&request).unwrap();
     match ENGINE.render_bytes(&body) {
-        Ok(r) => r.pdf,
+        Ok(r) => r.bytes,
         Err(e) => panic!("render failed: {e}\nrequest: {request}"),
     }
 }
