@@ -120,8 +120,7 @@ impl Worker {
             .set_write_timeout(Some(remaining))
             .map_err(failed)?;
         let job = Job { output: *output };
-        protocol::write_json(&mut self.socket, &job).map_err(failed)?;
-        protocol::write_frame(&mut self.socket, body).map_err(failed)?;
+        protocol::write_head_and_bytes(&mut self.socket, &job, body).map_err(failed)?;
         let head: Answer = self
             .read_until(deadline, |input| protocol::read_json(input))
             .map_err(failed)?;

@@ -139,16 +139,39 @@ impl Answer {
 /// Writes one frame with one write where it fits a small buffer (a socket
 /// write is a system call, and the peer wakes for each).
 pub fn write_frame(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    let len = (bytes.len() as u64).to_le_bytes();
-    if bytes.len() <= 64 << 10 {
-        let mut frame = Vec::with_capacity(len.len() + bytes.len());
-        frame.extend_from_slice(&len);
-        frame.extend_from_slice(bytes);
-        out.write_all(&frame)
+    write_frames(out, &[bytes])
+}
+
+/// Writes frames back to back, with one write when together they fit a
+/// small buffer: a job's head and body, or an answer's head and document,
+/// then reach the peer as one message and wake it once.
+pub fn write_frames(out: &mut impl Write, frames: &[&[u8]]) -> io::Result<()> {
+    let total: usize = frames.iter().map(|f| 8 + f.len()).sum();
+    if total <= 64 << 10 {
+        let mut joined = Vec::with_capacity(total);
+        for frame in frames {
+            joined.extend_from_slice(&(frame.len() as u64).to_le_bytes());
+            joined.extend_from_slice(frame);
+        }
+        out.write_all(&joined)
     } else {
-        out.write_all(&len)?;
-        out.write_all(bytes)
+        for frame in frames {
+            out.write_all(&(frame.len() as u64).to_le_bytes())?;
+            out.write_all(frame)?;
+        }
+        Ok(())
     }
+}
+
+/// A JSON head and the bytes that follow it (a [`Job`] and its request
+/// body, an [`Answer::Document`] and its document), as [`write_frames`].
+pub fn write_head_and_bytes(
+    out: &mut impl Write,
+    head: &impl Serialize,
+    bytes: &[u8],
+) -> io::Result<()> {
+    let head = serde_json::to_vec(head).map_err(io::Error::other)?;
+    write_frames(out, &[&head, bytes])
 }
 
 pub fn read_frame(input: &mut impl Read) -> io::Result<Vec<u8>> {
