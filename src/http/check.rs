@@ -9,14 +9,12 @@
 //! deadline apply, 503 past them), in this process: no worker is needed,
 //! nothing is compiled.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use tokio::time::Instant;
 
-use super::render::read_body;
+use super::render::{client_address, read_body};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
@@ -27,11 +25,10 @@ pub async fn label_check(State(state): State<AppState>, request: Request) -> Res
     let (Some(engine), Some(auth)) = (state.engine.clone(), state.auth.clone()) else {
         return ApiError::NotFound.into_response();
     };
-    let client = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-    let grant = match auth.authenticate(request.headers(), client).await {
+    let grant = match auth
+        .authenticate(request.headers(), client_address(&request))
+        .await
+    {
         Ok(grant) => grant,
         Err(e) => return e.into_response(),
     };

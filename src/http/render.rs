@@ -34,11 +34,10 @@ pub async fn label(State(state): State<AppState>, request: Request) -> Response 
     ) else {
         return ApiError::NotFound.into_response();
     };
-    let client = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-    let grant = match auth.authenticate(request.headers(), client).await {
+    let grant = match auth
+        .authenticate(request.headers(), client_address(&request))
+        .await
+    {
         Ok(grant) => grant,
         Err(e) => return e.into_response(),
     };
@@ -64,6 +63,15 @@ pub async fn label(State(state): State<AppState>, request: Request) -> Response 
         .insert(header::VARY, HeaderValue::from_static("accept"));
     response.extensions_mut().insert(info);
     response
+}
+
+/// The address a request's connection came from (unspecified for a router
+/// served without connect info), which authentication limits by.
+pub(super) fn client_address(request: &Request) -> IpAddr {
+    request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip())
 }
 
 /// A rendered PDF, or one sheet as PNG.
