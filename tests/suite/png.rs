@@ -97,6 +97,18 @@ fn decoded(read: &Value) -> Vec<(String, String)> {
     found
 }
 
+/// LABEL's sheet at 203 dpi as pngread.py read it: 799 x 1199 pixels, and
+/// its Code 128 and QR decode from the pixels with what was asked for.
+fn assert_label_at_203_dpi(read: &Value) {
+    assert_eq!(
+        (read["width"].as_u64(), read["height"].as_u64()),
+        (Some(799), Some(1199))
+    );
+    let mut expected = label_barcodes();
+    expected.sort();
+    assert_eq!(decoded(read), expected);
+}
+
 fn png_of(request: &Value, options: PngOptions) -> Result<Vec<u8>, RenderError> {
     let doc = ENGINE
         .validate(&serde_json::to_vec(request).unwrap())
@@ -120,16 +132,10 @@ fn refusal(outcome: Result<Vec<u8>, RenderError>) -> (String, String) {
 fn the_label_at_203_dpi_is_799_by_1199_and_its_barcodes_decode_from_the_png() {
     let bytes = png_of(&label(), PngOptions::default()).unwrap();
     let read = read_png(&bytes, &[]);
-    assert_eq!(
-        (read["width"].as_u64(), read["height"].as_u64()),
-        (Some(799), Some(1199))
-    );
+    assert_label_at_203_dpi(&read);
     assert_eq!(read["mode"], "RGB");
     assert_eq!(read["alpha"], false);
     assert_eq!(read["dpi"], json!([203.0, 203.0]));
-    let mut expected = label_barcodes();
-    expected.sort();
-    assert_eq!(decoded(&read), expected);
     // White paper: the corner outside the label's frame is white.
     let corner = read_png(&bytes, &["0,0,10,10".to_string()]);
     assert_eq!(corner["boxes"][0], 255.0);
@@ -148,13 +154,7 @@ fn mono_is_pure_black_and_white_and_its_barcodes_still_decode() {
     let read = read_png(&bytes, &[]);
     assert_eq!(read["grey_values"], json!([0, 255]));
     assert_eq!(read["mode"], "1");
-    assert_eq!(
-        (read["width"].as_u64(), read["height"].as_u64()),
-        (Some(799), Some(1199))
-    );
-    let mut expected = label_barcodes();
-    expected.sort();
-    assert_eq!(decoded(&read), expected);
+    assert_label_at_203_dpi(&read);
 }
 
 #[test]
@@ -278,13 +278,7 @@ async fn the_route_answers_png_for_accept_image_png_and_charges_it_like_a_pdf() 
     assert_eq!(r.header("content-type").as_deref(), Some("image/png"));
     assert_eq!(r.header("vary").as_deref(), Some("accept"));
     let read = read_png(&r.bytes, &[]);
-    assert_eq!(
-        (read["width"].as_u64(), read["height"].as_u64()),
-        (Some(799), Some(1199))
-    );
-    let mut expected = label_barcodes();
-    expected.sort();
-    assert_eq!(decoded(&read), expected);
+    assert_label_at_203_dpi(&read);
     await_balance(base, &id, 9, Duration::from_secs(30)).await;
 
     // Refusals: none is charged.
