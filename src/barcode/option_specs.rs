@@ -269,7 +269,7 @@ const LINEAR: &[OptionSpec] = &[
         "quiet",
         integer(0, MAX_MARGIN as i64),
         DefaultValue::Integer(10),
-        "light zone inside the bearer bars on each side, in modules",
+        "light modules between the bars and each bearer bar, and before and after the bars",
     ),
 ];
 
