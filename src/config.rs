@@ -10,6 +10,7 @@
 //! barcode symbologies with their options, font families.
 
 mod catalog;
+pub mod ranges;
 mod sources;
 
 pub use catalog::{page_preset, PagePreset, Published, PublishedFonts, PAGE_PRESETS};
@@ -392,6 +393,13 @@ impl Limits {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         }
+    }
+
+    /// Checks (`POST /api/v1/label/check`) running at once: one less than
+    /// the render slots, at least one, so that a flood of heavy checks,
+    /// which cost nothing, always leaves renders a thread.
+    pub fn check_slots(&self) -> usize {
+        self.render_slots().saturating_sub(1).max(1)
     }
 
     /// Blocking threads the server may use besides its render threads: they
