@@ -114,11 +114,34 @@ async fn every_metric_is_documented() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert!(names.len() >= 8, "{text}");
-    for name in names {
+    for name in &names {
         assert!(
             operations.contains(&format!("`{name}")),
             "docs/operations.md documents the metric {name}"
         );
+    }
+    // And the other way: each metric of the docs' table is served, with
+    // the type the table gives it (`counter`, `counters`, `gauge`...).
+    let types: BTreeMap<&str, &str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    let table = section_table(&operations, "Logs, metrics, shutdown", "metric");
+    for (line, row) in &table[1..] {
+        let kind = row[1]
+            .split([' ', '(', ','])
+            .next()
+            .unwrap()
+            .trim_end_matches('s');
+        for metric in code_spans(&row[0]) {
+            let name = metric.split('{').next().unwrap();
+            assert_eq!(
+                types.get(name).copied(),
+                Some(kind),
+                "docs/operations.md:{line}: `{name}` is a {kind} of /metrics"
+            );
+        }
     }
 }
 
