@@ -1351,3 +1351,129 @@ fn the_fallback_table_is_the_configured_order() {
         "docs/fonts.md against runtime-config fonts.fallback"
     );
 }
+
+/// Each long flag of a `--help` page with its environment variable and
+/// default, as clap prints them (`[env: NAME=]`, `[default: VALUE]`).
+fn flag_facts(help: &str) -> BTreeMap<String, (Option<String>, Option<String>)> {
+    let mut facts = BTreeMap::new();
+    let mut current: Option<(String, String)> = None;
+    let mut finish = |entry: Option<(String, String)>| {
+        if let Some((flag, text)) = entry {
+            let bracket = |tag: &str| {
+                text.split_once(tag)
+                    .map(|(_, rest)| rest.split([']', '=']).next().unwrap().to_string())
+            };
+            facts.insert(flag, (bracket("[env: "), bracket("[default: ")));
+        }
+    };
+    for line in help.lines() {
+        let trimmed = line.trim_start();
+        let flag = trimmed
+            .strip_prefix("-o, ")
+            .unwrap_or(trimmed)
+            .strip_prefix("--")
+            .filter(|_| line.starts_with("  "));
+        match flag {
+            Some(rest) => {
+                finish(current.take());
+                let name = rest.split([' ', '<', '=']).next().unwrap();
+                current = Some((format!("--{name}"), line.to_string()));
+            }
+            None => {
+                if let Some((_, text)) = &mut current {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+            }
+        }
+    }
+    finish(current);
+    facts
+}
+
+/// The flag tables (`| flag | env | default |` in operations.md for
+/// `serve`, cli.md for the engine options) and admin-api.md's `` `--flag`
+/// (`ENV`, default `VALUE`) `` give each flag the environment variable and
+/// default its `--help` has.
+#[test]
+fn flags_have_their_documented_environment_twins_and_defaults() {
+    let mut checked = 0;
+    for (name, command) in [("operations.md", "serve"), ("cli.md", "render")] {
+        let facts = flag_facts(&stdout(&[command, "--help"]));
+        for table in tables_headed(&doc(name), "flag") {
+            let header = &table[0].1;
+            let (Some(env_at), Some(default_at)) = (
+                header.iter().position(|h| h == "env"),
+                header.iter().position(|h| h == "default"),
+            ) else {
+                continue;
+            };
+            for (line, row) in &table[1..] {
+                let flags: Vec<&str> = code_spans(&row[0])
+                    .into_iter()
+                    .filter_map(|f| f.split(' ').next().filter(|f| f.starts_with("--")))
+                    .collect();
+                let envs: Vec<&str> = code_spans(&row[env_at])
+                    .into_iter()
+                    .filter(|e| e.starts_with("LABELPRESS_"))
+                    .collect();
+                if envs.is_empty() {
+                    continue; // "as for `render`"
+                }
+                assert_eq!(
+                    flags.len(),
+                    envs.len(),
+                    "docs/{name}:{line}: a twin for each flag"
+                );
+                for (flag, env) in flags.iter().zip(&envs) {
+                    let Some((twin, default)) = facts.get(*flag) else {
+                        panic!("docs/{name}:{line}: `labelpress {command}` has no {flag}");
+                    };
+                    assert_eq!(
+                        twin.as_deref(),
+                        Some(*env),
+                        "docs/{name}:{line}: the twin of {flag}"
+                    );
+                    if let Some(default) = default {
+                        let said = code_spans(&row[default_at]).first().copied();
+                        assert_eq!(
+                            said,
+                            Some(default.as_str()),
+                            "docs/{name}:{line}: the default of {flag}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    let facts = flag_facts(&stdout(&["token", "--help"]));
+    let admin = doc("admin-api.md");
+    for (i, _) in admin.match_indices("`--") {
+        let rest = &admin[i + 1..];
+        let flag = rest.split('`').next().unwrap();
+        let Some(said) = rest[flag.len() + 1..].strip_prefix(" (`LABELPRESS_") else {
+            continue;
+        };
+        let env = format!("LABELPRESS_{}", said.split('`').next().unwrap());
+        let line = admin[..i].lines().count();
+        let (twin, default) = facts.get(flag).unwrap_or_else(|| {
+            panic!("docs/admin-api.md:{line}: `labelpress token` has no {flag}")
+        });
+        assert_eq!(
+            twin.as_deref(),
+            Some(env.as_str()),
+            "docs/admin-api.md:{line}: the twin of {flag}"
+        );
+        let clause = said.split(')').next().unwrap();
+        if let (Some(default), Some((_, written))) = (default, clause.split_once("default `")) {
+            assert_eq!(
+                written.split('`').next(),
+                Some(default.as_str()),
+                "docs/admin-api.md:{line}: the default of {flag}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 18, "flags were checked ({checked})");
+}
