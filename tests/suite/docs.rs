@@ -1477,3 +1477,44 @@ fn flags_have_their_documented_environment_twins_and_defaults() {
     }
     assert!(checked >= 18, "flags were checked ({checked})");
 }
+
+/// Every repository path the README and the docs name in a code span
+/// (`src/http/edge.rs`, `benches/load.sh`) exists, and the README's table
+/// links every file of docs/.
+#[test]
+fn named_paths_exist_and_the_readme_links_every_doc() {
+    let root = manifest_dir();
+    let roots = [
+        "src/",
+        "tests/",
+        "benches/",
+        "scripts/",
+        "templates/",
+        "examples/",
+        "docs/",
+        ".ci/",
+        "fuzz/",
+    ];
+    let mut named = 0;
+    for (name, text) in all_docs() {
+        for span in code_spans(&text) {
+            let path = span.split(' ').next().unwrap();
+            if !roots.iter().any(|r| path.starts_with(r)) || path.contains(['{', '*', '<']) {
+                continue;
+            }
+            assert!(root.join(path).exists(), "{name}: `{path}` does not exist");
+            named += 1;
+        }
+    }
+    assert!(named >= 20, "paths were found ({named})");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap().flatten() {
+        let file = entry.file_name().to_string_lossy().to_string();
+        if file.ends_with(".md") {
+            assert!(
+                readme.contains(&format!("](docs/{file})")),
+                "README.md links docs/{file}"
+            );
+        }
+    }
+}
