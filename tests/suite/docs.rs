@@ -699,7 +699,7 @@ fn documented_route_statuses_are_in_the_contract() {
                 let operation = &contract["paths"][path][method.to_lowercase()];
                 assert!(
                     operation.is_object(),
-                    "docs/{name}:{line}: {method} {path} is in the contract"
+                    "docs/{name}:{line}: {method} {path} is no operation of the contract"
                 );
                 for (_, status) in statuses(&row[1..].join(" | ")) {
                     assert!(
@@ -1517,4 +1517,36 @@ fn named_paths_exist_and_the_readme_links_every_doc() {
             );
         }
     }
+}
+
+/// Every operation of the OpenAPI document is in the docs as
+/// `` `METHOD /path`` (a path that only shortens a documented one, such as
+/// `/barcode/{symbology}` for `/barcode/{symbology}/{content}`, counts as
+/// documented with it).
+#[test]
+fn every_operation_of_the_contract_is_documented() {
+    let contract = labelpress::openapi::document();
+    let text: String = all_docs().into_iter().map(|(_, t)| t).collect();
+    let documented: Vec<&str> = code_spans(&text)
+        .into_iter()
+        .filter(|s| s.starts_with(|c: char| c.is_ascii_uppercase()) && s.contains(" /"))
+        .collect();
+    let mut operations = 0;
+    for (path, item) in contract["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            let route = format!("{} {path}", method.to_uppercase());
+            let shortened = route.trim_end_matches('/');
+            assert!(
+                documented
+                    .iter()
+                    .any(|d| d.starts_with(&route) || d.starts_with(shortened)),
+                "{route} is in the contract but in no doc (as `{route}`)"
+            );
+            operations += 1;
+        }
+    }
+    assert!(
+        operations >= 20,
+        "the contract's operations were read ({operations})"
+    );
 }
