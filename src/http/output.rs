@@ -1,5 +1,5 @@
 //! What the render route answers with: the `Accept` header picks PDF or PNG,
-//! the query (`dpi`, `sheet`, `mono`) shapes a PNG (docs/http-api.md, "PNG").
+//! the query (`dpi`, `sheet`, `mono`) shapes a PNG (docs/http-api.md, "PNG output").
 //!
 //! Invariants: an `Accept` that names neither type (or none at all) keeps
 //! the PDF, as before PNG existed; a query parameter of this route that
