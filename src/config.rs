@@ -224,8 +224,8 @@ pub struct Limits {
     /// themselves (no protection from a compile that runs away or crashes).
     pub render_isolation: Isolation,
     /// Address-space cap of one render worker process in MiB (0: none). A
-    /// render that needs more fails alone (API-501) instead of pushing the
-    /// host into swap or the OOM killer.
+    /// render that needs more fails alone (422 API-002 naming the cap)
+    /// instead of pushing the host into swap or the OOM killer.
     pub render_worker_memory_mb: u64,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
@@ -468,6 +468,21 @@ mod tests {
         };
         assert_eq!(two.async_threads(true), 1);
         assert!(two.async_threads(false) >= 1);
+    }
+
+    #[test]
+    fn checks_leave_renders_a_slot_when_there_are_two() {
+        let slots = |n| Limits {
+            render_concurrency: n,
+            ..Limits::default()
+        };
+        assert_eq!(
+            slots(1).check_slots(),
+            1,
+            "one slot: checks take turns with renders"
+        );
+        assert_eq!(slots(2).check_slots(), 1);
+        assert_eq!(slots(8).check_slots(), 7);
     }
 
     #[test]

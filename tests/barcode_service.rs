@@ -186,7 +186,8 @@ async fn a_lone_percent_sent_raw_is_400() {
         let r = get(&addr, path, "").await;
         assert_plain_400(path, &r, "");
         assert!(
-            r.body.contains("content path segment is not valid percent-encoded UTF-8"),
+            r.body
+                .contains("content path segment is not valid percent-encoded UTF-8"),
             "{path}: {}",
             r.body
         );

@@ -256,10 +256,7 @@ async fn barcode(
 /// `/barcode/{symbology}/` and `/barcode/{symbology}`: the same checks in
 /// the same order, so an unknown symbology is named first, then the empty
 /// content.
-async fn without_content(
-    uri: Uri,
-    RawQuery(query): RawQuery,
-) -> Result<Response, ServiceError> {
+async fn without_content(uri: Uri, RawQuery(query): RawQuery) -> Result<Response, ServiceError> {
     let (symbology, _) = raw_segments(&uri);
     BarcodeRequest::parse(symbology, "", query.as_deref().unwrap_or(""))?;
     Err(BarcodeError::Empty.into())

@@ -285,6 +285,9 @@ mod tests {
             ..Options::default()
         };
         let b = Bearers::of(&options);
-        assert_eq!((b.top, b.bottom), (f64::from(DEFAULT_BEARER_THICKNESS), 0.0));
+        assert_eq!(
+            (b.top, b.bottom),
+            (f64::from(DEFAULT_BEARER_THICKNESS), 0.0)
+        );
     }
 }

@@ -86,8 +86,8 @@ impl RuntimeConfig {
             let text = value
                 .to_str()
                 .ok_or_else(|| fail("the value is not UTF-8".into()))?;
-            let typed = typed_value(template_value, text).map_err(|message| {
-                match super::ranges::RANGES
+            let typed =
+                typed_value(template_value, text).map_err(|message| match super::ranges::RANGES
                     .iter()
                     .find(|k| k.section == section && k.key == key)
                 {
@@ -95,8 +95,7 @@ impl RuntimeConfig {
                         fail(format!("{message}: {}", k.range))
                     }
                     _ => fail(message),
-                }
-            })?;
+                })?;
             let section_table = table
                 .entry(section.clone())
                 .or_insert_with(|| Value::Table(Table::new()));
@@ -398,7 +397,11 @@ mod tests {
             ("LIMITS__RENDER_CONCURRENCY", "100000", "0 to 128"),
             ("LIMITS__RENDER_CONCURRENCY", "2000", "0 to 128"),
             ("LIMITS__RENDER_WORKER_MEMORY_MB", "1", "1024 to"),
-            ("LIMITS__RENDER_WORKER_MEMORY_MB", "400", "or 0 to turn it off"),
+            (
+                "LIMITS__RENDER_WORKER_MEMORY_MB",
+                "400",
+                "or 0 to turn it off",
+            ),
             ("LIMITS__RENDER_WORKER_MEMORY_MB", "600", "1024 to"),
             ("LIMITS__RENDER_DEADLINE_MS", "0", "100 to"),
             ("LIMITS__BODY_BYTES", "0", "1024 to"),
@@ -417,7 +420,11 @@ mod tests {
             ("LIMITS__LEDGER_CONNECTIONS", "0", "1 to 1000"),
             ("LIMITS__VERIFY_TIMEOUT_MS", "0", "100 to"),
             ("LIMITS__BARCODE_QUEUE", "0", "1 to"),
-            ("LIMITS__BODY_BYTES", "18446744073709551615", "out of range: 1024 to"),
+            (
+                "LIMITS__BODY_BYTES",
+                "18446744073709551615",
+                "out of range: 1024 to",
+            ),
         ];
         for (name, value, range) in cases {
             let variable = format!("LABELPRESS_{name}");
@@ -445,27 +452,36 @@ mod tests {
 
     #[test]
     fn the_file_is_held_to_the_same_ranges_and_rules() {
-        let message = load(Some("[limits]
+        let message = load(
+            Some(
+                "[limits]
 render_deadline_ms = 0
-"), &[])
-            .unwrap_err()
-            .to_string();
+",
+            ),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             message.contains("limits.render_deadline_ms = 0 is out of range: 100 to 3600000"),
             "{message}"
         );
-        let message = RuntimeConfig::from_toml("[defaults]
+        let message = RuntimeConfig::from_toml(
+            "[defaults]
 font_size = -1.0
-")
-            .unwrap_err()
-            .to_string();
+",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(message.contains("defaults.font_size = -1"), "{message}");
         // A rule across keys is checked once every layer is in: the file's
         // dpi cap and the variable's default dpi together.
         let message = load(
-            Some("[limits]
+            Some(
+                "[limits]
 png_dpi_max = 300
-"),
+",
+            ),
             &[("LABELPRESS_DEFAULTS__PNG_DPI", "600")],
         )
         .unwrap_err()

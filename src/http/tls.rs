@@ -151,7 +151,11 @@ mod validity {
         };
         // [0] version (optional), serialNumber, signature, issuer, validity.
         let (tag, _, after) = element(tbs)?;
-        let after_serial = if tag == VERSION { element(after)?.2 } else { after };
+        let after_serial = if tag == VERSION {
+            element(after)?.2
+        } else {
+            after
+        };
         let (_, _, after_signature) = element(after_serial)?;
         let (_, _, after_issuer) = element(after_signature)?;
         let (SEQUENCE, validity, _) = element(after_issuer)? else {
@@ -182,7 +186,8 @@ mod validity {
 
     /// `2021-01-01 00:00:00 UTC`.
     pub fn show(at: OffsetDateTime) -> String {
-        let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second] UTC");
+        let format =
+            time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second] UTC");
         at.format(&format).unwrap_or_else(|_| at.to_string())
     }
 }
@@ -308,7 +313,11 @@ mod tests {
         let key = rcgen::KeyPair::generate().unwrap();
         let key_path = write(dir.path(), "key.pem", &key.serialize_pem());
         for (from, until, wanted) in [
-            (2019, 2021, "the certificate expired on 2021-01-01 00:00:00 UTC"),
+            (
+                2019,
+                2021,
+                "the certificate expired on 2021-01-01 00:00:00 UTC",
+            ),
             (2200, 2201, "not valid before 2200-01-01 00:00:00 UTC"),
         ] {
             let mut params = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap();
@@ -318,7 +327,10 @@ mod tests {
             let cert_path = write(dir.path(), "cert.pem", &cert.pem());
             let message = refused(&cert_path, &key_path).to_string();
             assert!(message.contains(wanted), "{message}");
-            assert!(message.starts_with(&cert_path.display().to_string()), "{message}");
+            assert!(
+                message.starts_with(&cert_path.display().to_string()),
+                "{message}"
+            );
         }
     }
 

@@ -57,7 +57,11 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
     let mut input = BufReader::new(socket.try_clone()?);
     let mut output = BufWriter::with_capacity(64 << 10, socket);
     let spec: Spec = protocol::read_json(&mut input)?;
+    let cap_mb = spec.config.limits.render_worker_memory_mb;
     let engine = engine(spec).map_err(std::io::Error::other)?;
+    let mut notice = Vec::new();
+    protocol::write_json(&mut notice, &Answer::OutOfMemory { cap_mb })?;
+    super::oom::arm(notice);
     output.write_all(&[READY])?;
     output.flush()?;
     loop {

