@@ -267,9 +267,12 @@ impl<'a> Validator<'a> {
                     self.margin_values(&format!("{path}.margin"), m);
                     self.margin_fits(&format!("{path}.margin"), m, i, None);
                 }
-                (None, Some(m)) => {
-                    self.margin_fits("settings.page_margin", m, i, Some(&mut settings_margin_sizes))
-                }
+                (None, Some(m)) => self.margin_fits(
+                    "settings.page_margin",
+                    m,
+                    i,
+                    Some(&mut settings_margin_sizes),
+                ),
                 (None, None) => {}
             }
             let margin = raw_page.margin.or(default_margin);

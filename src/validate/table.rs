@@ -255,7 +255,10 @@ impl Validator<'_> {
                             self.cell_style_rules(&format!("{cpath}.style"), s);
                         }
                         self.link_rules(&format!("{cpath}.link"), cell.link.as_ref());
-                        let styled = cell.style.as_ref().and_then(|s| s.text.as_ref()?.link.as_ref());
+                        let styled = cell
+                            .style
+                            .as_ref()
+                            .and_then(|s| s.text.as_ref()?.link.as_ref());
                         if cell.link.is_some() && styled.is_some() {
                             self.push(
                                 format!("{cpath}.style.text.link"),

@@ -704,7 +704,10 @@ fn justified_cells_stretch_wrapped_lines_to_the_right_content_edge() {
             "cell": {"padding": {"x": 1, "y": 1}}}]),
     ));
     let spans = pdf.spans(0);
-    let first_top = spans.iter().map(|s| f(s, "y0")).fold(f64::INFINITY, f64::min);
+    let first_top = spans
+        .iter()
+        .map(|s| f(s, "y0"))
+        .fold(f64::INFINITY, f64::min);
     let first_line: Vec<_> = spans
         .iter()
         .filter(|s| (f(s, "y0") - first_top).abs() < 0.5)
@@ -715,14 +718,30 @@ fn justified_cells_stretch_wrapped_lines_to_the_right_content_edge() {
         .collect();
     assert!(text.contains("three"), "{text:?}");
     assert!(!text.contains("extra"), "{text:?}");
-    let left = first_line.iter().map(|s| f(s, "x0")).fold(f64::INFINITY, f64::min);
+    let left = first_line
+        .iter()
+        .map(|s| f(s, "x0"))
+        .fold(f64::INFINITY, f64::min);
     let right = first_line.iter().map(|s| f(s, "x1")).fold(0.0, f64::max);
-    approx(left, 11.0, 0.3, "the first word starts at the left content edge");
-    approx(right, 49.0, 0.3, "the wrapped line's last word ends at the right content edge");
+    approx(
+        left,
+        11.0,
+        0.3,
+        "the first word starts at the left content edge",
+    );
+    approx(
+        right,
+        49.0,
+        0.3,
+        "the wrapped line's last word ends at the right content edge",
+    );
     // The last line is not stretched: it keeps its natural width.
     let last = pdf.span(0, "extraordinarily");
     approx(f(last, "x0"), 11.0, 0.3, "the last line starts at the left");
-    assert!(f(last, "x1") < 47.0, "the last line is not stretched: {last}");
+    assert!(
+        f(last, "x1") < 47.0,
+        "the last line is not stretched: {last}"
+    );
 }
 
 #[test]

@@ -842,10 +842,10 @@ fn human_readable_text_is_refused_on_2d_symbols_and_drawn_on_1d_ones() {
 fn stack_in_margins(rows: usize, gap: f64, children: Value) -> Value {
     let rows: Vec<Value> = (0..rows).map(|i| json!({"a": format!("r{i}")})).collect();
     json!({"pages": [{"width": 120, "height": 100, "margin": {"left": 10, "right": 10, "top": 10, "bottom": 10},
-        "elements": [{"type": "stack", "gap": gap, "children": [
-            {"type": "table", "x": 0, "y": 0, "columns": [{"key": "a", "header": "A", "width": {"mode": "fixed", "value": 40}}], "rows": rows},
-            {"type": "block", "elements": children}
-        ]}]}]})
+    "elements": [{"type": "stack", "gap": gap, "children": [
+        {"type": "table", "x": 0, "y": 0, "columns": [{"key": "a", "header": "A", "width": {"mode": "fixed", "value": 40}}], "rows": rows},
+        {"type": "block", "elements": children}
+    ]}]}]})
 }
 
 #[test]
@@ -880,7 +880,9 @@ fn stack_block_children_must_lie_inside_the_content_box() {
                        {"type": "rect", "x": 10, "y": 0, "width": 5, "height": 50}]);
     let short = stack_in_margins(1, 2.0, above.clone());
     assert!(
-        ENGINE.validate(&serde_json::to_vec(&short).unwrap()).is_ok(),
+        ENGINE
+            .validate(&serde_json::to_vec(&short).unwrap())
+            .is_ok(),
         "the child lies below the table, inside the content box"
     );
     // ...but where the block starts a continuation sheet at the content-box
@@ -941,7 +943,10 @@ fn links_in_table_cell_text_styles_and_hrt_styles_are_validated() {
         "scheme",
     );
     assert_violation(
-        table(json!({"body": {"cell": {"text": {"link": bad}}}}), json!({"a": "x"})),
+        table(
+            json!({"body": {"cell": {"text": {"link": bad}}}}),
+            json!({"a": "x"}),
+        ),
         "pages[0].elements[0].body.cell.text.link.target.url",
         "scheme",
     );
