@@ -238,6 +238,7 @@ impl Node {
             engine,
             renderer,
             auth,
+            verify: verify.as_ref().map(|v| v.0.clone()),
             pool,
             metrics,
             ready: Arc::new(AtomicBool::new(true)),

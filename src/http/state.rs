@@ -26,6 +26,9 @@ pub struct AppState {
     /// Where renders run; set with `engine`.
     pub renderer: Option<Renderer>,
     pub auth: Option<Arc<Auth>>,
+    /// The verification service when this node serves it (its ledger's
+    /// figures for `/metrics`).
+    pub verify: Option<Arc<crate::verify::VerifyService>>,
     pub pool: Arc<RenderPool>,
     pub metrics: Arc<Metrics>,
     /// True from the moment the stores are open until shutdown begins.
