@@ -530,3 +530,56 @@ async fn usage_beyond_the_balance_charges_what_is_left_and_records_the_rest_as_u
         (N - 2) as f64
     );
 }
+
+/// A token the verifier does not know at report time (here: a verifier
+/// started afresh on the same address) cannot be recorded: its uncharged
+/// renders stay on the render node, shown by `/metrics`, and are not sent
+/// again.
+#[tokio::test(flavor = "multi_thread")]
+async fn uncharged_renders_of_a_token_the_verifier_does_not_know_stay_on_the_node() {
+    const N: u64 = 3;
+    let vdir = tempfile::tempdir().unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let rdir = tempfile::tempdir().unwrap();
+    let mut verifier = server::start(vdir.path(), &["--services", "verify"]);
+    let url = verifier.base.clone();
+    let node = server::start(
+        rdir.path(),
+        &["--services", "render,barcode", "--verify-url", &url],
+    );
+    let (id, token) = server::new_token(&url, 10, None).await;
+    assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);
+    server::await_balance(&url, &id, 9, Duration::from_secs(10)).await;
+    verifier.kill();
+    for i in 0..N {
+        assert_eq!(
+            render(&node.base, &token, &label(&format!("u {i}")))
+                .await
+                .status,
+            200
+        );
+    }
+    // Another ledger on the same address: the token is unknown there.
+    let _other = server::start_on(&verifier.addr, fresh.path(), &["--services", "verify"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server::metric(&node.base, "labelpress_usage_uncharged_unrecorded").await != N as f64 {
+        assert!(Instant::now() < deadline, "never kept as unrecorded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    await_drained(&node.base).await;
+    assert_eq!(
+        server::metric(&node.base, "labelpress_usage_uncharged_total").await,
+        N as f64
+    );
+    // Not sent again: the verifier's failed-call count stays put.
+    let calls = server::metric(&node.base, "labelpress_verifier_duration_seconds_count").await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        server::metric(&node.base, "labelpress_verifier_duration_seconds_count").await,
+        calls
+    );
+    assert_eq!(
+        server::metric(&node.base, "labelpress_usage_uncharged_unrecorded").await,
+        N as f64
+    );
+}
