@@ -111,7 +111,7 @@ async fn creating_a_token_shows_its_secret_once() {
         &json!({
             "id": id, "hint": &secret[..8], "account": "acme", "balance": 50,
             "expires_at": expires, "status": "active", "created_at": created_at,
-            "last_used_at": null,
+            "last_used_at": null, "uncharged": 0,
         })
     );
     let detail = h.admin("GET", &format!("/tokens/{id}"), None).await;

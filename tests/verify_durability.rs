@@ -32,6 +32,7 @@ async fn deductions_survive_reopening_the_store() {
         count: 4,
         dry_run: false,
         idempotency_key: Some("once".into()),
+        uncharged: false,
     };
     let syncs = service.syncs().expect("the embedded ledger");
     assert!(matches!(

@@ -359,6 +359,7 @@ async fn the_in_process_verifier_takes_the_same_path() {
         count,
         dry_run,
         idempotency_key: key.map(str::to_string),
+        uncharged: false,
     };
     let Verdict::Granted(g) = verifier.verify(call(2, false, Some("a"))).await.unwrap() else {
         panic!("not granted")
@@ -388,4 +389,152 @@ async fn the_in_process_verifier_takes_the_same_path() {
     );
     // HTTP sees what the in-process calls did.
     assert_eq!(h.balance(&t.id).await, 3);
+}
+
+/// `POST /v1/verify?uncharged=true`: renders delivered but refused at
+/// report time are recorded on any existing token (revoked, banned,
+/// expired, exhausted), deduct nothing, and a key records them once.
+#[tokio::test]
+async fn uncharged_true_records_renders_on_any_existing_token_once_per_key() {
+    let h = start().await;
+    let uncharged = |token: &str, count: u64, key: Option<&str>| {
+        let body = json!({ "count": count }).to_string();
+        let token = token.to_string();
+        let key = key.map(str::to_string);
+        let h = &h;
+        async move {
+            h.verify_with(Some(&token), "?uncharged=true", &body, key.as_deref())
+                .await
+        }
+    };
+    let revoked = h.token("acme", 5).await;
+    h.admin("POST", &format!("/tokens/{}/revoke", revoked.id), None)
+        .await;
+    let first = uncharged(&revoked.token, 3, Some("u-1")).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    assert_eq!(
+        (
+            first.body["status"].as_str(),
+            first.body["balance"].as_u64(),
+            first.body["uncharged"].as_u64()
+        ),
+        (Some("ok"), Some(5), Some(3))
+    );
+    // The same key again: the first answer, recorded once.
+    let again = uncharged(&revoked.token, 3, Some("u-1")).await;
+    assert_eq!((again.status, &again.body), (200, &first.body));
+    // The same key with another count is refused.
+    assert_rejected(
+        &uncharged(&revoked.token, 2, Some("u-1")).await,
+        400,
+        "Bad Request",
+    );
+    // Without a key, each call adds.
+    let plain = uncharged(&revoked.token, 2, None).await;
+    assert_eq!(plain.body["uncharged"], 5, "{:?}", plain.body);
+    let shown = h
+        .admin("GET", &format!("/tokens/{}", revoked.id), None)
+        .await;
+    assert_eq!(
+        (
+            shown.body["uncharged"].as_u64(),
+            shown.body["balance"].as_u64(),
+            shown.body["status"].as_str()
+        ),
+        (Some(5), Some(5), Some("revoked"))
+    );
+    // Banned, expired and exhausted tokens take it too.
+    let banned = h.token("beta", 1).await;
+    h.admin("POST", "/accounts/beta/ban", None).await;
+    let expired = h
+        .create(json!({"account": "acme", "balance": 4, "expires_at": now_ms() - 1}))
+        .await;
+    let exhausted = h.token("acme", 0).await;
+    for t in [&banned, &expired, &exhausted] {
+        let r = uncharged(&t.token, 1, Some("x")).await;
+        assert_eq!(
+            (r.status, r.body["uncharged"].as_u64()),
+            (200, Some(1)),
+            "{:?}",
+            r.body
+        );
+    }
+    // A key used for uncharged renders is not a deduction's, nor the reverse.
+    let active = h.token("acme", 5).await;
+    assert_eq!(uncharged(&active.token, 1, Some("k")).await.status, 200);
+    let deduct = h
+        .verify_with(Some(&active.token), "", r#"{"count": 1}"#, Some("k"))
+        .await;
+    assert_rejected(&deduct, 400, "Bad Request");
+    assert_eq!(
+        h.verify_with(Some(&active.token), "", r#"{"count": 1}"#, Some("d"))
+            .await
+            .status,
+        200
+    );
+    assert_rejected(
+        &uncharged(&active.token, 1, Some("d")).await,
+        400,
+        "Bad Request",
+    );
+    assert_eq!(h.balance(&active.id).await, 4);
+    // Unknown tokens cannot be recorded; a dry run never writes.
+    assert_rejected(
+        &uncharged("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV", 1, None).await,
+        403,
+        "Invalid Token",
+    );
+    let both = h
+        .verify_with(
+            Some(&active.token),
+            "?uncharged=true&dry_run=true",
+            "",
+            None,
+        )
+        .await;
+    assert_rejected(&both, 400, "Bad Request");
+    let odd = h
+        .verify_with(Some(&active.token), "?uncharged=yes", "", None)
+        .await;
+    assert_rejected(&odd, 400, "Bad Request");
+    assert_rejected(&uncharged(&active.token, 0, None).await, 400, "Bad Request");
+    // Every token shows its total in the list; the others 0.
+    let list = h.admin("GET", "/tokens", None).await;
+    let totals: std::collections::BTreeMap<String, u64> = list
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_string(),
+                t["uncharged"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        [
+            (revoked.id.clone(), 5),
+            (banned.id.clone(), 1),
+            (expired.id.clone(), 1),
+            (exhausted.id.clone(), 1),
+            (active.id.clone(), 1),
+        ]
+        .into_iter()
+        .collect()
+    );
+    // Through the in-process verifier: the same path.
+    let verifier: &dyn Verifier = h.service.as_ref();
+    let call = VerifyCall {
+        token: revoked.token.clone(),
+        count: 3,
+        dry_run: false,
+        idempotency_key: Some("u-1".into()),
+        uncharged: true,
+    };
+    let Verdict::Granted(g) = verifier.verify(call).await.unwrap() else {
+        panic!("not recorded")
+    };
+    assert_eq!(g.uncharged, Some(3), "the first answer under u-1");
 }

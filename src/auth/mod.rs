@@ -404,6 +404,17 @@ impl Auth {
         self.outbox.depth()
     }
 
+    /// Uncharged renders waiting to be recorded by the verifier.
+    pub fn uncharged_unreported(&self) -> u64 {
+        self.outbox.uncharged_depth()
+    }
+
+    /// Uncharged renders the verifier could not record (unknown token),
+    /// kept on this node.
+    pub fn uncharged_unrecorded(&self) -> u64 {
+        self.outbox.unrecorded_depth()
+    }
+
     pub fn verifier_reachable(&self) -> bool {
         self.verifier_reachable.load(Ordering::Relaxed)
     }

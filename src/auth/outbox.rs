@@ -13,6 +13,16 @@
 //! kept at mode 0700 (owner only).
 //! The token never appears in logs or metrics.
 //!
+//! Usage the verifier refuses at report time (revoked, banned, expired or
+//! over the balance meanwhile) is never dropped: [`Outbox::refuse`] turns
+//! the in-flight batch, or the part of it the balance does not cover, into
+//! an *uncharged* record (`usage_uncharged`, keyed by token and the refused
+//! batch's key, with its own `Idempotency-Key`), in the same transaction
+//! that takes it out of flight. The reporter sends each one as
+//! `uncharged=true` until the verifier acknowledges it. One the verifier
+//! cannot record (it does not know the token) moves to `usage_unrecorded`,
+//! kept here without the token and not sent again.
+//!
 //! "On disk" means a group commit: one flusher thread, whose single flush
 //! (sled's, then `fdatasync`: [`crate::synced_sled`]) covers every render
 //! waiting at that moment (see [`crate::group_commit`]).
@@ -39,6 +49,20 @@ pub struct Outbox {
     commit: GroupCommit<SyncedSled>,
     pending: sled::Tree,
     inflight: sled::Tree,
+    /// Token hash ++ the refused batch's key -> [`Batch`] of uncharged
+    /// renders (its own key), until the verifier records it.
+    uncharged: sled::Tree,
+    /// Token hash ++ the uncharged batch's key -> [`Batch`] (token emptied)
+    /// the verifier could not record: kept for a person to see.
+    unrecorded: sled::Tree,
+}
+
+/// One uncharged record of the outbox: where it is kept, and the batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncharged {
+    pub id: sled::IVec,
+    pub hash: TokenHash,
+    pub batch: Batch,
 }
 
 fn decode(bytes: &[u8]) -> Option<Batch> {
@@ -58,6 +82,8 @@ impl Outbox {
             commit: GroupCommit::start("outbox-flush", store, linger)?,
             pending: db.open_tree("usage_pending")?,
             inflight: db.open_tree("usage_inflight")?,
+            uncharged: db.open_tree("usage_uncharged")?,
+            unrecorded: db.open_tree("usage_unrecorded")?,
         })
     }
 
@@ -161,24 +187,129 @@ impl Outbox {
         Ok(())
     }
 
-    /// Replaces the in-flight batch with `key` by one of `count` units under
-    /// a new key (the verifier refused the whole batch but can take part of
-    /// it). On disk before this returns.
-    pub async fn shrink(&self, hash: &TokenHash, key: &str, count: u64) -> sled::Result<()> {
-        let current = self.inflight.get(hash.0)?.and_then(|v| decode(&v));
-        if let Some(mut batch) = current.filter(|b| b.key.as_deref() == Some(key)) {
-            batch.count = count.min(batch.count);
-            batch.key = Some(uuid::Uuid::new_v4().to_string());
-            self.inflight.insert(hash.0, encode(&batch))?;
+    /// The verifier refused the in-flight batch with `key`: it is replaced
+    /// by one of the `charge` units the verifier can still take (a new key;
+    /// none when `charge` is 0), and the rest becomes an uncharged record,
+    /// in one transaction, on disk before this returns. Returns the
+    /// uncharged count, `None` when `key` is no longer in flight.
+    pub async fn refuse(
+        &self,
+        hash: &TokenHash,
+        key: &str,
+        charge: u64,
+    ) -> sled::Result<Option<u64>> {
+        let mut id = hash.0.to_vec();
+        id.extend_from_slice(key.as_bytes());
+        let moved = (&self.inflight, &self.uncharged).transaction(|(inflight, uncharged)| {
+            let Some(batch) = inflight
+                .get(hash.0)?
+                .and_then(|v| decode(&v))
+                .filter(|b| b.key.as_deref() == Some(key))
+            else {
+                return Ok(None);
+            };
+            let charge = charge.min(batch.count);
+            let left = batch.count - charge;
+            if charge > 0 {
+                let shrunk = Batch {
+                    token: batch.token.clone(),
+                    count: charge,
+                    key: Some(uuid::Uuid::new_v4().to_string()),
+                };
+                inflight.insert(&hash.0[..], encode(&shrunk))?;
+            } else {
+                inflight.remove(&hash.0[..])?;
+            }
+            if left > 0 {
+                let record = Batch {
+                    token: batch.token,
+                    count: left,
+                    key: Some(uuid::Uuid::new_v4().to_string()),
+                };
+                uncharged.insert(id.as_slice(), encode(&record))?;
+            }
+            Ok(Some(left))
+        });
+        let left = moved.map_err(|e: TransactionError<()>| match e {
+            TransactionError::Storage(e) => e,
+            TransactionError::Abort(()) => sled::Error::ReportableBug("aborted".into()),
+        })?;
+        if left.is_some() {
+            self.flush().await?;
+        }
+        Ok(left)
+    }
+
+    /// The uncharged records waiting for the verifier.
+    pub fn uncharged(&self) -> sled::Result<Vec<Uncharged>> {
+        let mut all = Vec::new();
+        for item in self.uncharged.iter() {
+            let (id, value) = item?;
+            let (Some(hash), Some(batch)) =
+                (id.get(..32).and_then(TokenHash::from_slice), decode(&value))
+            else {
+                continue;
+            };
+            all.push(Uncharged { id, hash, batch });
+        }
+        Ok(all)
+    }
+
+    /// The verifier recorded the uncharged record `id`: it leaves the
+    /// outbox (on disk before this returns).
+    pub async fn uncharged_recorded(&self, id: &[u8]) -> sled::Result<()> {
+        if self.uncharged.remove(id)?.is_some() {
             self.flush().await?;
         }
         Ok(())
+    }
+
+    /// The verifier cannot record the uncharged record `id` (it does not
+    /// know the token): it moves to the records kept here, without the
+    /// token, and is not sent again.
+    pub async fn uncharged_unrecorded(&self, id: &[u8]) -> sled::Result<()> {
+        let moved = (&self.uncharged, &self.unrecorded).transaction(|(uncharged, unrecorded)| {
+            let Some(batch) = uncharged.remove(id)?.and_then(|v| decode(&v)) else {
+                return Ok(false);
+            };
+            let kept = Batch {
+                token: String::new(),
+                ..batch
+            };
+            unrecorded.insert(id, encode(&kept))?;
+            Ok(true)
+        });
+        let moved = moved.map_err(|e: TransactionError<()>| match e {
+            TransactionError::Storage(e) => e,
+            TransactionError::Abort(()) => sled::Error::ReportableBug("aborted".into()),
+        })?;
+        if moved {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Uncharged renders not yet recorded by the verifier.
+    pub fn uncharged_depth(&self) -> u64 {
+        sum_counts(&self.uncharged)
+    }
+
+    /// Uncharged renders the verifier could not record, kept here.
+    pub fn unrecorded_depth(&self) -> u64 {
+        sum_counts(&self.unrecorded)
     }
 
     /// Returns once every write made before the call is on disk.
     pub async fn flush(&self) -> sled::Result<()> {
         self.commit.durable().await.map_err(not_durable)
     }
+}
+
+fn sum_counts(tree: &sled::Tree) -> u64 {
+    tree.iter()
+        .values()
+        .filter_map(|v| v.ok().and_then(|v| decode(&v)))
+        .fold(0u64, |sum, b| sum.saturating_add(b.count))
 }
 
 fn not_durable(e: NotDurable) -> sled::Error {
@@ -251,21 +382,53 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_shrunk_batch_gets_a_new_key() {
+    async fn a_refused_batch_becomes_uncharged_and_survives_reopening_until_recorded() {
         let dir = tempfile::tempdir().unwrap();
-        let outbox =
-            Outbox::open(&sled::open(dir.path()).unwrap(), dir.path(), Linger::NONE).unwrap();
-        let h = TokenHash::of("lp_b");
-        for _ in 0..3 {
-            record(&outbox, &h, "lp_b").await.unwrap();
+        let h = TokenHash::of("lp_c");
+        let (first_key, charged_key);
+        {
+            let db = sled::open(dir.path()).unwrap();
+            let outbox = Outbox::open(&db, dir.path(), Linger::NONE).unwrap();
+            for _ in 0..5 {
+                record(&outbox, &h, "lp_c").await.unwrap();
+            }
+            first_key = outbox.next_batch(&h).await.unwrap().unwrap().key.unwrap();
+            // Another key is not in flight: nothing moves.
+            assert_eq!(outbox.refuse(&h, "another", 0).await.unwrap(), None);
+            // The balance covers 2 of 5: 2 stay in flight, 3 are uncharged.
+            assert_eq!(outbox.refuse(&h, &first_key, 2).await.unwrap(), Some(3));
+            // A retry of the same refusal finds the key gone: not twice.
+            assert_eq!(outbox.refuse(&h, &first_key, 2).await.unwrap(), None);
+            let charged = outbox.next_batch(&h).await.unwrap().unwrap();
+            assert_eq!(charged.count, 2);
+            charged_key = charged.key.unwrap();
+            assert_ne!(charged_key, first_key);
+            assert_eq!(outbox.depth(), 2);
+            assert_eq!(outbox.outstanding(&h).unwrap(), 2);
+            assert_eq!(outbox.uncharged_depth(), 3);
         }
-        let batch = outbox.next_batch(&h).await.unwrap().unwrap();
-        let key = batch.key.unwrap();
-        outbox.shrink(&h, "another key", 1).await.unwrap();
-        assert_eq!(outbox.outstanding(&h).unwrap(), 3);
-        outbox.shrink(&h, &key, 1).await.unwrap();
-        let shrunk = outbox.next_batch(&h).await.unwrap().unwrap();
-        assert_eq!(shrunk.count, 1);
-        assert_ne!(shrunk.key.as_deref(), Some(key.as_str()));
+        let db = reopen(dir.path());
+        let outbox = Outbox::open(&db, dir.path(), Linger::NONE).unwrap();
+        let uncharged = outbox.uncharged().unwrap();
+        assert_eq!(uncharged.len(), 1);
+        let u = &uncharged[0];
+        assert_eq!(
+            (u.hash, u.batch.count, u.batch.token.as_str()),
+            (h, 3, "lp_c")
+        );
+        let key = u.batch.key.clone().unwrap();
+        assert!(key != first_key && key != charged_key);
+        // The rest of the batch refused as well: a second record.
+        assert_eq!(outbox.refuse(&h, &charged_key, 0).await.unwrap(), Some(2));
+        assert_eq!(outbox.depth(), 0);
+        assert_eq!(outbox.uncharged_depth(), 5);
+        // The same record again after a restart: same key.
+        assert_eq!(outbox.uncharged().unwrap()[0].batch.key, Some(key));
+        let all = outbox.uncharged().unwrap();
+        outbox.uncharged_recorded(&all[0].id).await.unwrap();
+        outbox.uncharged_unrecorded(&all[1].id).await.unwrap();
+        assert_eq!(outbox.uncharged_depth(), 0);
+        assert_eq!(outbox.unrecorded_depth(), all[1].batch.count);
+        assert!(outbox.uncharged().unwrap().is_empty());
     }
 }

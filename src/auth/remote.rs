@@ -159,6 +159,9 @@ impl RemoteVerifier {
         if call.dry_run {
             request = request.query(&[("dry_run", "true")]);
         }
+        if call.uncharged {
+            request = request.query(&[("uncharged", "true")]);
+        }
         if let Some(key) = &call.idempotency_key {
             request = request.header("Idempotency-Key", key);
         }
@@ -348,6 +351,7 @@ mod tests {
             count: 1,
             dry_run: true,
             idempotency_key: Some("k".into()),
+            uncharged: false,
         }
     }
 

@@ -4,12 +4,24 @@
 //! with exponential backoff (250 ms doubling to 5 s), reusing each batch's
 //! key, so a call that did reach the verifier before the failure is not
 //! deducted twice.
+//!
+//! A batch the verifier refuses (revoked, banned, expired, or more than the
+//! balance: usage the node delivered while its cache still admitted the
+//! token) is never dropped: what the balance does not cover becomes an
+//! uncharged record ([`super::outbox::Outbox::refuse`]), counted in
+//! `labelpress_usage_uncharged_total` and sent as `uncharged=true` with its
+//! own key until the verifier has recorded it on the token. One the
+//! verifier cannot record (an unknown token) stays on this node, shown by
+//! `labelpress_usage_uncharged_unrecorded`, and is not sent again: no
+//! answer would ever change.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
+use super::outbox::Uncharged;
 use super::Auth;
 use crate::verify::{Rejection, Verdict, VerifyCall};
 
@@ -26,7 +38,8 @@ pub enum ReportError {
 }
 
 impl Auth {
-    /// Sends every token's outstanding batch once.
+    /// Sends every token's outstanding batch once, then every uncharged
+    /// record.
     pub async fn report_once(&self) -> Result<(), ReportError> {
         for hash in self.outbox.tokens() {
             let batch = match self.outbox.next_batch(&hash).await {
@@ -42,68 +55,116 @@ impl Auth {
                 count: batch.count,
                 dry_run: false,
                 idempotency_key: Some(key.clone()),
+                uncharged: false,
             };
-            match self.verify(call).await {
+            let rejection = match self.verify(call).await {
                 Ok(Verdict::Granted(_)) => {
                     tracing::debug!(token = %hash.prefix(), count = batch.count, "usage reported");
+                    self.outbox
+                        .complete(&hash, &key)
+                        .await
+                        .map_err(ReportError::Storage)?;
+                    continue;
                 }
-                Ok(Verdict::Rejected(Rejection::QuotaExceeded)) if batch.count > 1 => {
-                    // More usage than balance (another node, or the balance
-                    // spent directly): charge what the balance still covers.
-                    if let Some(left) = self.balance_left(&batch.token).await {
-                        tracing::warn!(
+                Ok(Verdict::Rejected(rejection)) => rejection,
+                Err(_) => return Err(ReportError::VerifierUnavailable),
+            };
+            // More usage than balance (another node, or the balance spent
+            // directly): what the balance still covers is charged under a
+            // new key, the rest is uncharged. Any other refusal: all of it.
+            let charge = match rejection {
+                Rejection::QuotaExceeded if batch.count > 1 => {
+                    self.balance_left(&batch.token).await?.min(batch.count)
+                }
+                _ => 0,
+            };
+            if rejection.status() == 403 && charge < batch.count {
+                // The verifier will not take this token's usage now: stop it at once.
+                self.blacklist(&hash, rejection)
+                    .map_err(ReportError::Storage)?;
+            }
+            let uncharged = self
+                .outbox
+                .refuse(&hash, &key, charge)
+                .await
+                .map_err(ReportError::Storage)?;
+            if let Some(uncharged) = uncharged.filter(|n| *n > 0) {
+                self.metrics
+                    .usage_uncharged
+                    .fetch_add(uncharged, Ordering::Relaxed);
+                tracing::warn!(
+                    token = %hash.prefix(),
+                    count = batch.count,
+                    charged = charge,
+                    uncharged,
+                    error = rejection.error(),
+                    "usage refused by the verifier; kept as uncharged renders, token blacklisted"
+                );
+            }
+        }
+        self.report_uncharged().await
+    }
+
+    /// Sends each uncharged record as `uncharged=true` with its own key.
+    async fn report_uncharged(&self) -> Result<(), ReportError> {
+        let records = self.outbox.uncharged().map_err(ReportError::Storage)?;
+        for Uncharged { id, hash, batch } in records {
+            let call = VerifyCall {
+                token: batch.token.clone(),
+                count: batch.count,
+                dry_run: false,
+                idempotency_key: batch.key.clone(),
+                uncharged: true,
+            };
+            match self.verify(call).await {
+                Ok(Verdict::Granted(granted)) => {
+                    match granted.uncharged {
+                        Some(total) => tracing::info!(
                             token = %hash.prefix(),
                             count = batch.count,
-                            charged = left,
-                            "usage beyond the balance; charging what is left, token blacklisted"
-                        );
-                        self.blacklist(&hash, Rejection::QuotaExceeded)
-                            .map_err(ReportError::Storage)?;
-                        self.outbox
-                            .shrink(&hash, &key, left)
-                            .await
-                            .map_err(ReportError::Storage)?;
-                        continue;
+                            total,
+                            "uncharged renders recorded by the verifier"
+                        ),
+                        // A verifier without the extension took the call
+                        // as a deduction: the renders were charged after all.
+                        None => tracing::warn!(
+                            token = %hash.prefix(),
+                            count = batch.count,
+                            "the verifier does not know uncharged=true and charged these renders"
+                        ),
                     }
-                    tracing::warn!(
-                        token = %hash.prefix(),
-                        count = batch.count,
-                        "usage refused by the verifier (quota exceeded); token blacklisted"
-                    );
-                    self.blacklist(&hash, Rejection::QuotaExceeded)
+                    self.outbox
+                        .uncharged_recorded(&id)
+                        .await
                         .map_err(ReportError::Storage)?;
                 }
                 Ok(Verdict::Rejected(rejection)) => {
-                    // The verifier will never take this batch (revoked, banned,
-                    // expired, or more usage than balance): stop the token at once.
+                    // Only a token the verifier does not know is refused
+                    // (or a verifier-side bug): no retry can change that.
                     tracing::warn!(
                         token = %hash.prefix(),
                         count = batch.count,
                         error = rejection.error(),
-                        "usage refused by the verifier; token blacklisted"
+                        "the verifier cannot record these uncharged renders; kept on this node \
+                         (labelpress_usage_uncharged_unrecorded)"
                     );
-                    if rejection.status() == 403 {
-                        self.blacklist(&hash, rejection)
-                            .map_err(ReportError::Storage)?;
-                    }
+                    self.outbox
+                        .uncharged_unrecorded(&id)
+                        .await
+                        .map_err(ReportError::Storage)?;
                 }
                 Err(_) => return Err(ReportError::VerifierUnavailable),
             }
-            self.outbox
-                .complete(&hash, &key)
-                .await
-                .map_err(ReportError::Storage)?;
         }
         Ok(())
     }
-}
 
-impl Auth {
-    /// The token's balance when it is positive (a dry run), else `None`.
-    async fn balance_left(&self, token: &str) -> Option<u64> {
+    /// The token's balance (a dry run): 0 when the verifier refuses it.
+    async fn balance_left(&self, token: &str) -> Result<u64, ReportError> {
         match self.verify(VerifyCall::dry_run(token)).await {
-            Ok(Verdict::Granted(granted)) if granted.balance > 0 => Some(granted.balance),
-            _ => None,
+            Ok(Verdict::Granted(granted)) => Ok(granted.balance),
+            Ok(Verdict::Rejected(_)) => Ok(0),
+            Err(_) => Err(ReportError::VerifierUnavailable),
         }
     }
 }

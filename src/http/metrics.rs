@@ -60,6 +60,20 @@ pub struct Metrics {
     pub cache_hits: AtomicU64,
     pub cache_misses: AtomicU64,
     pub renders_abandoned: AtomicU64,
+    /// Renders delivered whose usage the verifier refused at report time
+    /// (kept as uncharged records, see [`crate::auth::reporter`]).
+    pub usage_uncharged: AtomicU64,
+}
+
+/// The verifier's ledger figures, read at scrape time (nodes serving the
+/// verification service).
+#[derive(Debug, Clone, Default)]
+pub struct LedgerGauges {
+    /// Uncharged renders per token id, for the tokens with the most
+    /// ([`crate::verify::admin::UNCHARGED_SERIES`] at most).
+    pub uncharged: Vec<(String, u64)>,
+    /// Uncharged renders over every token.
+    pub uncharged_total: u64,
 }
 
 /// Values read at scrape time from their owners.
@@ -71,8 +85,36 @@ pub struct Gauges {
     /// Render worker processes started to replace one that was stopped at
     /// a deadline or died (a counter kept by the renderer).
     pub workers_replaced: u64,
+    /// Uncharged renders in the outbox, not yet recorded by the verifier.
+    pub uncharged_unreported: u64,
+    /// Uncharged renders the verifier could not record (unknown token).
+    pub uncharged_unrecorded: u64,
     /// The server process's own figures (`None` off Linux).
     pub process: Option<super::process_metrics::ProcessStats>,
+    /// `None` without the verification service (or when its ledger could
+    /// not be read: the scrape still answers).
+    pub ledger: Option<LedgerGauges>,
+}
+
+impl LedgerGauges {
+    fn write(&self, out: &mut String) {
+        let name = "labelpress_ledger_uncharged_renders";
+        let _ = writeln!(
+            out,
+            "# HELP {name} Renders delivered but refused at report time, recorded on the token (the tokens with the most).\n\
+             # TYPE {name} gauge"
+        );
+        for (id, n) in &self.uncharged {
+            let _ = writeln!(out, "{name}{{token_id=\"{}\"}} {n}", label_value(id));
+        }
+        let name = "labelpress_ledger_uncharged_renders_all";
+        let _ = writeln!(
+            out,
+            "# HELP {name} Renders delivered but refused at report time, recorded on any token.\n\
+             # TYPE {name} gauge\n{name} {}",
+            self.uncharged_total
+        );
+    }
 }
 
 /// A label value escaped for the text format: `\` and `"` (a newline
@@ -90,6 +132,7 @@ impl Metrics {
 
     pub fn render(&self, gauges: &Gauges) -> String {
         let gauges_process = gauges.process.as_ref();
+        let ledger = gauges.ledger.clone();
         let mut out = String::new();
         out.push_str(
             "# HELP labelpress_requests_total Requests answered, by route pattern and status.\n\
@@ -119,6 +162,7 @@ impl Metrics {
             ("labelpress_auth_cache_hits_total", "Render requests admitted from the token cache.", &self.cache_hits),
             ("labelpress_auth_cache_misses_total", "Render requests that needed a synchronous verification.", &self.cache_misses),
             ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline (their worker process is stopped; with thread isolation they finish in the background).", &self.renders_abandoned),
+            ("labelpress_usage_uncharged_total", "Renders delivered whose usage the verifier refused at report time (revoked, banned, expired or over the balance meanwhile), kept as uncharged records.", &self.usage_uncharged),
         ];
         let counters = counters
             .into_iter()
@@ -150,6 +194,16 @@ impl Metrics {
                 "Renders waiting for a slot.",
                 gauges.renders_waiting,
             ),
+            (
+                "labelpress_usage_uncharged_unreported",
+                "Uncharged renders not yet recorded by the verifier.",
+                gauges.uncharged_unreported,
+            ),
+            (
+                "labelpress_usage_uncharged_unrecorded",
+                "Uncharged renders the verifier could not record (unknown token), kept on this node.",
+                gauges.uncharged_unrecorded,
+            ),
         ];
         for (name, help, value) in gauges {
             let _ = writeln!(
@@ -168,6 +222,9 @@ impl Metrics {
         );
         if let Some(process) = gauges_process {
             process.write(&mut out);
+        }
+        if let Some(ledger) = &ledger {
+            ledger.write(&mut out);
         }
         out
     }

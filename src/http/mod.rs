@@ -239,6 +239,7 @@ impl Node {
             engine,
             renderer,
             auth,
+            verify: verify.as_ref().map(|v| v.0.clone()),
             pool,
             checks,
             metrics,

@@ -47,7 +47,22 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
         workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
+        uncharged_unreported: state.auth.as_ref().map_or(0, |a| a.uncharged_unreported()),
+        uncharged_unrecorded: state.auth.as_ref().map_or(0, |a| a.uncharged_unrecorded()),
         process: super::process_metrics::ProcessStats::read(),
+        ledger: match &state.verify {
+            Some(service) => match service.uncharged().await {
+                Ok((uncharged, uncharged_total)) => Some(super::metrics::LedgerGauges {
+                    uncharged,
+                    uncharged_total,
+                }),
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics: the ledger's uncharged renders");
+                    None
+                }
+            },
+            None => None,
+        },
     };
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],

@@ -28,6 +28,9 @@ pub struct AppState {
     /// Where renders run; set with `engine`.
     pub renderer: Option<Renderer>,
     pub auth: Option<Arc<Auth>>,
+    /// The verification service when this node serves it (its ledger's
+    /// figures for `/metrics`).
+    pub verify: Option<Arc<crate::verify::VerifyService>>,
     pub pool: Arc<RenderPool>,
     /// Turns of the check route: [`crate::config::Limits::check_slots`],
     /// so that checks never hold every render thread.

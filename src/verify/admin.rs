@@ -17,6 +17,11 @@ use super::store::{StoreError, UpdateError};
 /// Longest account name.
 pub const MAX_ACCOUNT_LEN: usize = 128;
 
+/// Most tokens `/metrics` shows uncharged renders for, one series each
+/// (those with the most): a scrape stays bounded however many tokens have
+/// some; the total covers them all.
+pub const UNCHARGED_SERIES: usize = 100;
+
 /// Largest balance a token may hold (2^63 - 1): what PostgreSQL's `bigint`
 /// holds, the same limit on either ledger.
 pub const MAX_BALANCE: u64 = i64::MAX as u64;
@@ -132,6 +137,11 @@ pub struct TokenView {
     pub last_used_at: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
+    /// Renders delivered on this token that the verifier refused to charge
+    /// when a render node reported them (revoked, banned, expired or over
+    /// the balance meanwhile). Never deducted; 0 for most tokens.
+    #[serde(default)]
+    pub uncharged: u64,
 }
 
 /// `GET /admin/api/tokens/{id}`: the token and its recent deductions.
@@ -172,6 +182,7 @@ fn view(record: &TokenRecord, now: i64) -> TokenView {
         created_at: record.created_at,
         last_used_at: record.last_used_at,
         rate_limit: record.rate_limit,
+        uncharged: record.uncharged,
     }
 }
 
@@ -220,6 +231,7 @@ impl VerifyService {
                 created_at: now,
                 last_used_at: None,
                 usage: Vec::new(),
+                uncharged: 0,
                 pending_key: None,
             };
             if self.ledger.insert(&TokenHash::of(&secret), &record).await? {
@@ -267,6 +279,12 @@ impl VerifyService {
                 Subject::Token(name) | Subject::Account(name) => name.clone(),
             })),
         }
+    }
+
+    /// Uncharged renders for `/metrics`: the [`UNCHARGED_SERIES`] tokens
+    /// with the most (by id), and the total over every token.
+    pub async fn uncharged(&self) -> Result<(Vec<(String, u64)>, u64), AdminError> {
+        Ok(self.ledger.uncharged(UNCHARGED_SERIES).await?)
     }
 
     /// The banned accounts, by name.

@@ -224,6 +224,16 @@ fn parse_dry_run(query: &HashMap<String, String>) -> Result<bool, String> {
     }
 }
 
+/// The extension `uncharged=true`: record renders refused at report time
+/// instead of deducting (see [`VerifyCall::uncharged`]).
+fn parse_uncharged(query: &HashMap<String, String>) -> Result<bool, String> {
+    match query.get("uncharged").map(String::as_str) {
+        None | Some("false" | "0") => Ok(false),
+        Some("true" | "1" | "") => Ok(true),
+        Some(other) => Err(format!("uncharged must be true or false, not {other:?}")),
+    }
+}
+
 /// `POST /v1/verify`. A missing or invalid token (401, 403 Invalid Token)
 /// draws from the client address's failed-authentication limit; past it
 /// the answer is 429 instead. Other answers never draw from it.
@@ -255,6 +265,12 @@ async fn check(
     let bad = |m: String| VerifyHttpError::Rejected(Rejection::BadRequest, Some(m));
     let query = unique_query(query).map_err(bad)?;
     let dry_run = parse_dry_run(&query).map_err(bad)?;
+    let uncharged = parse_uncharged(&query).map_err(bad)?;
+    if dry_run && uncharged {
+        return Err(bad(
+            "dry_run and uncharged cannot both be true: recording uncharged renders writes".into(),
+        ));
+    }
     let idempotency_key = match headers.get("idempotency-key") {
         Some(v) => Some(
             v.to_str()
@@ -273,6 +289,7 @@ async fn check(
         count,
         dry_run,
         idempotency_key,
+        uncharged,
     };
     match service.check(&call).await {
         Ok(Verdict::Granted(granted)) => {

@@ -169,6 +169,15 @@ impl Ledger {
         }
     }
 
+    /// The tokens with uncharged renders: the `limit` with the most (most
+    /// first, then by id), and the total over every token.
+    pub async fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
+        match self {
+            Ledger::Embedded(e) => e.store.uncharged(limit),
+            Ledger::Postgres(pg) => pg.uncharged(limit).await,
+        }
+    }
+
     /// Bans (at `now`) or unbans `account` and with it every one of its
     /// tokens.
     pub async fn set_banned(

@@ -14,6 +14,11 @@ use tokio_postgres::Client;
 const MIGRATIONS: &[(i32, &str, &str)] = &[
     (1, "ledger", include_str!("migrations/0001_ledger.sql")),
     (2, "history", include_str!("migrations/0002_history.sql")),
+    (
+        3,
+        "uncharged",
+        include_str!("migrations/0003_uncharged.sql"),
+    ),
 ];
 
 /// Key of the advisory lock migrations hold ("lpschema" in ASCII).

@@ -1,6 +1,6 @@
 //! The ledger on PostgreSQL (`--database-url`), shared by every verifier
-//! node given the same database. Schema: `migrations/0001_ledger.sql` and
-//! `migrations/0002_history.sql`, applied at start by [`super::migrations`].
+//! node given the same database. Schema: `migrations/0001_ledger.sql` to
+//! `migrations/0003_uncharged.sql`, applied at start by [`super::migrations`].
 //!
 //! A deduction without an `Idempotency-Key` is one statement: a conditional
 //! decrement of the token's row that checks revocation, the ban (copied
@@ -17,6 +17,9 @@
 //! Two calls with one key racing on two nodes both decrement, but the
 //! second's insert waits for the first to commit, finds its answer and
 //! rolls back: one charge, and the retry replays the first answer.
+//!
+//! An `uncharged=true` call is the same with an increment of the row's
+//! `uncharged` column instead of the decrement, on any existing row.
 //!
 //! Connection problems (refused, lost, pool exhausted, a statement past
 //! `ledger_timeout_ms`) are [`StoreError::Unavailable`], answered 503; the
@@ -37,7 +40,7 @@ use super::record::{BannedAccount, IdempotencyRecord, TokenRecord, RECENT_USAGE}
 use super::rules;
 use super::search::TokenQuery;
 use super::secret::TokenHash;
-use super::store::{Deduction, Outcome, StoreError, UpdateError};
+use super::store::{replay, Deduction, Outcome, StoreError, UpdateError};
 
 /// How often a keyed deduction may lose a race for its key or a judged
 /// rejection may turn out stale before the call gives up (503).
@@ -50,7 +53,7 @@ macro_rules! select_tokens {
     ($rest:literal) => {
         concat!(
             "SELECT hash, id, hint, account, balance, expires_at, rate_per_second, ",
-            "rate_burst, revoked, banned, created_at, last_used_at FROM lp_tokens ",
+            "rate_burst, revoked, banned, created_at, last_used_at, uncharged FROM lp_tokens ",
             $rest
         )
     };
@@ -166,6 +169,9 @@ impl PgLedger {
 
     pub async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         self.bounded(async {
+            if call.uncharged && !call.dry_run {
+                return self.record_uncharged(call).await;
+            }
             // A count beyond any balance (all fit a bigint) is judged
             // without writing: it is refused, at the latest as over quota.
             let count = match i64::try_from(call.count) {
@@ -239,16 +245,8 @@ impl PgLedger {
             if let Err(rejection) = rules::known(record.as_ref()) {
                 return Ok(Outcome::Rejected(rejection));
             }
-            let first = tx
-                .query_opt(
-                    "SELECT at, count, granted FROM lp_idempotency
-                     WHERE token_hash = $1 AND key = $2 AND at > $3",
-                    &[&hash, &key, &(call.now - rules::IDEMPOTENCY_TTL_MS)],
-                )
-                .await
-                .map_err(db)?;
-            if let Some(first) = first {
-                return Ok(replay(idempotency_record(&first)?, call.count));
+            if let Some(first) = first_answer(&tx, call, key).await? {
+                return Ok(replay(first, call));
             }
             let Some(row) = tx
                 .query_opt(&deduct, &[&hash, &count, &call.now])
@@ -261,30 +259,7 @@ impl PgLedger {
                 }
             };
             let granted = granted(&row, call.now)?;
-            let answer = serde_json::to_string(&granted).unwrap_or_default();
-            // A stale answer (older than the TTL) under the key is replaced;
-            // a fresh one, committed meanwhile by a racing call, is not:
-            // then this transaction rolls back and the next round replays it.
-            let recorded = tx
-                .query_opt(
-                    "INSERT INTO lp_idempotency (token_hash, key, at, count, granted)
-                     VALUES ($1, $2, $3, $4, $5)
-                     ON CONFLICT (token_hash, key) DO UPDATE
-                       SET at = EXCLUDED.at, count = EXCLUDED.count, granted = EXCLUDED.granted
-                       WHERE lp_idempotency.at <= $3 - $6
-                     RETURNING 1",
-                    &[
-                        &hash,
-                        &key,
-                        &call.now,
-                        &count,
-                        &answer,
-                        &rules::IDEMPOTENCY_TTL_MS,
-                    ],
-                )
-                .await
-                .map_err(db)?;
-            if recorded.is_some() {
+            if remember(&tx, call, key, &granted).await? {
                 tx.commit().await.map_err(db)?;
                 return Ok(Outcome::Granted {
                     granted,
@@ -294,6 +269,89 @@ impl PgLedger {
             tx.rollback().await.map_err(db)?;
         }
         Err(contended())
+    }
+
+    /// An `uncharged=true` call: the row's `uncharged` grown by `count` on
+    /// any existing token, in one statement, or with a key in one
+    /// transaction with its answer (as [`PgLedger::deduct_once`]).
+    async fn record_uncharged(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
+        let Ok(count) = i64::try_from(call.count) else {
+            return Ok(Outcome::Rejected(Rejection::BadRequest));
+        };
+        if count == 0 {
+            // A bad body: refused after the token's existence, as a deduction's.
+            let client = self.client().await?;
+            let record = select_token(&client, call.hash).await?;
+            return Ok(Outcome::Rejected(
+                rules::exists(record.as_ref()).map_or_else(|r| r, |_| Rejection::BadRequest),
+            ));
+        }
+        const ADD: &str = concat!(
+            "UPDATE lp_tokens SET uncharged = uncharged + $2 WHERE hash = $1 RETURNING ",
+            "hash, id, hint, account, balance, expires_at, rate_per_second, ",
+            "rate_burst, revoked, banned, created_at, last_used_at, uncharged"
+        );
+        let hash = &call.hash.0[..];
+        let mut client = self.client().await?;
+        let Some(key) = call.idempotency_key else {
+            let row = client.query_opt(ADD, &[&hash, &count]).await.map_err(db)?;
+            return Ok(match row {
+                Some(row) => Outcome::Granted {
+                    granted: rules::recorded(&token(&row)?, call.now),
+                    wrote: true,
+                },
+                None => Outcome::Rejected(Rejection::InvalidToken),
+            });
+        };
+        for _ in 0..MAX_ATTEMPTS {
+            let tx = client.transaction().await.map_err(db)?;
+            if let Some(first) = first_answer(&tx, call, key).await? {
+                return Ok(replay(first, call));
+            }
+            let Some(row) = tx.query_opt(ADD, &[&hash, &count]).await.map_err(db)? else {
+                return Ok(Outcome::Rejected(Rejection::InvalidToken));
+            };
+            let granted = rules::recorded(&token(&row)?, call.now);
+            if remember(&tx, call, key, &granted).await? {
+                tx.commit().await.map_err(db)?;
+                return Ok(Outcome::Granted {
+                    granted,
+                    wrote: true,
+                });
+            }
+            tx.rollback().await.map_err(db)?;
+        }
+        Err(contended())
+    }
+
+    /// The tokens with uncharged renders: the `limit` with the most (most
+    /// first, then by id), and the total over every token.
+    pub async fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let top = client
+                .query(
+                    "SELECT id, uncharged FROM lp_tokens WHERE uncharged > 0
+                     ORDER BY uncharged DESC, id COLLATE \"C\" LIMIT $1",
+                    &[&limit],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(|row| Ok((row.get(0), to_u64(row.get(1))?)))
+                .collect::<Result<_, StoreError>>()?;
+            let total: i64 = client
+                .query_one(
+                    "SELECT coalesce(sum(uncharged), 0)::bigint FROM lp_tokens WHERE uncharged > 0",
+                    &[],
+                )
+                .await
+                .map_err(db)?
+                .get(0);
+            Ok((top, to_u64(total)?))
+        })
+        .await
     }
 
     pub async fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
@@ -610,13 +668,60 @@ pub(super) async fn select_token(
         .transpose()
 }
 
-/// The first answer again, if the count matches the first call's.
-fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
-    if first.count == count {
-        Outcome::Replayed(first.granted)
-    } else {
-        Outcome::Rejected(Rejection::BadRequest)
-    }
+/// The first answer under `key` for the call's token, if fresh.
+async fn first_answer(
+    client: &impl GenericClient,
+    call: &Deduction<'_>,
+    key: &str,
+) -> Result<Option<IdempotencyRecord>, StoreError> {
+    let row = client
+        .query_opt(
+            "SELECT at, count, granted, uncharged FROM lp_idempotency
+             WHERE token_hash = $1 AND key = $2 AND at > $3",
+            &[
+                &&call.hash.0[..],
+                &key,
+                &(call.now - rules::IDEMPOTENCY_TTL_MS),
+            ],
+        )
+        .await
+        .map_err(db)?;
+    row.as_ref().map(idempotency_record).transpose()
+}
+
+/// Keeps `granted` as the first answer under `key`; `false` when a racing
+/// call committed one first (then the caller rolls back and replays it).
+/// A stale answer (older than the TTL) under the key is replaced.
+async fn remember(
+    client: &impl GenericClient,
+    call: &Deduction<'_>,
+    key: &str,
+    granted: &Granted,
+) -> Result<bool, StoreError> {
+    let answer = serde_json::to_string(granted).unwrap_or_default();
+    let count = to_i64(call.count)?;
+    let recorded = client
+        .query_opt(
+            "INSERT INTO lp_idempotency (token_hash, key, at, count, granted, uncharged)
+             VALUES ($1, $2, $3, $4, $5, $7)
+             ON CONFLICT (token_hash, key) DO UPDATE
+               SET at = EXCLUDED.at, count = EXCLUDED.count, granted = EXCLUDED.granted,
+                   uncharged = EXCLUDED.uncharged
+               WHERE lp_idempotency.at <= $3 - $6
+             RETURNING 1",
+            &[
+                &&call.hash.0[..],
+                &key,
+                &call.now,
+                &count,
+                &answer,
+                &rules::IDEMPOTENCY_TTL_MS,
+                &call.uncharged,
+            ],
+        )
+        .await
+        .map_err(db)?;
+    Ok(recorded.is_some())
 }
 
 fn idempotency_record(row: &Row) -> Result<IdempotencyRecord, StoreError> {
@@ -625,6 +730,7 @@ fn idempotency_record(row: &Row) -> Result<IdempotencyRecord, StoreError> {
         count: to_u64(row.get(1))?,
         granted: serde_json::from_str(row.get(2))
             .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        uncharged: row.get(3),
     })
 }
 
@@ -653,6 +759,7 @@ fn token(row: &Row) -> Result<TokenRecord, StoreError> {
         created_at: row.get(10),
         last_used_at: row.get(11),
         usage: Vec::new(),
+        uncharged: to_u64(row.get(12))?,
         pending_key: None,
     })
 }

@@ -20,6 +20,10 @@ pub struct VerifyCall {
     pub dry_run: bool,
     /// Same key within 24 h: the first answer again, deducted once.
     pub idempotency_key: Option<String>,
+    /// `uncharged=true` (extension): record `count` renders the token was
+    /// not charged for (usage the verifier refused at report time), whatever
+    /// the token's status; deduct nothing. Only an unknown token is refused.
+    pub uncharged: bool,
 }
 
 impl VerifyCall {
@@ -31,6 +35,7 @@ impl VerifyCall {
             count: 1,
             dry_run: true,
             idempotency_key: None,
+            uncharged: false,
         }
     }
 }
@@ -55,6 +60,12 @@ pub struct Granted {
     pub remaining: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimit>,
+    /// Extension, only in the answer to an `uncharged=true` call: the
+    /// token's uncharged renders in all after this call. A render node takes
+    /// its presence as the proof that the verifier recorded the call as
+    /// uncharged (a verifier without the extension would have deducted it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncharged: Option<u64>,
 }
 
 /// Why the verifier said no. Each maps to one status and `error` value.

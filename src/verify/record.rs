@@ -38,6 +38,12 @@ pub struct TokenRecord {
     /// `[at, count, balance]` triples.
     #[serde(default)]
     pub usage: Vec<(i64, u64, u64)>,
+    /// Renders delivered on this token that the verifier refused to charge
+    /// when they were reported (revoked, banned, expired or over the
+    /// balance meanwhile): recorded by `uncharged=true` calls, never
+    /// deducted, only ever growing.
+    #[serde(default)]
+    pub uncharged: u64,
     /// The latest deduction made with an `Idempotency-Key`, written in the
     /// same compare-and-swap as the deduction. Its answer is then copied to
     /// the `idempotency` tree; if the process dies in between, this copy is
@@ -79,6 +85,7 @@ impl TokenRecord {
             created_at: 0,
             last_used_at: None,
             usage: vec![],
+            uncharged: 0,
             pending_key: None,
         }
     }
@@ -93,6 +100,11 @@ impl TokenRecord {
             self.usage.remove(0);
         }
         self.usage.push((now, count, self.balance));
+    }
+
+    /// Records `count` uncharged renders (nothing deducted).
+    pub fn add_uncharged(&mut self, count: u64) {
+        self.uncharged = self.uncharged.saturating_add(count);
     }
 
     /// The recent deductions, newest first.
@@ -132,4 +144,23 @@ pub struct IdempotencyRecord {
     /// The count of the first call; a replay with another count is refused.
     pub count: u64,
     pub granted: Granted,
+    /// Whether the first call was `uncharged=true`; a replay of the other
+    /// kind is refused like one with another count.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncharged: bool,
+}
+
+impl IdempotencyRecord {
+    /// The first answer again for a call of the same count and kind.
+    pub fn replay(
+        self,
+        count: u64,
+        uncharged: bool,
+    ) -> Result<Granted, super::protocol::Rejection> {
+        if self.count == count && self.uncharged == uncharged {
+            Ok(self.granted)
+        } else {
+            Err(super::protocol::Rejection::BadRequest)
+        }
+    }
 }

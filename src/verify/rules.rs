@@ -18,6 +18,11 @@
 //! 8. `count` above the balance: 403 Quota Exceeded, nothing deducted.
 //!
 //! A dry run goes through every check and deducts nothing.
+//!
+//! An `uncharged=true` call (renders delivered that the verifier refused to
+//! charge at report time) only needs step 3's first half: the token must
+//! exist. Revoked, banned, expired or exhausted, its uncharged total grows
+//! by `count` and nothing is deducted; a replayed key answers as in step 4.
 
 use super::protocol::{Granted, RateLimit, Rejection};
 use super::record::TokenRecord;
@@ -30,6 +35,21 @@ pub fn known(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
     match record {
         Some(r) if !r.revoked => Ok(r),
         _ => Err(Rejection::InvalidToken),
+    }
+}
+
+/// What an `uncharged=true` call needs: the record of a token that exists,
+/// in whatever state.
+pub fn exists(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
+    record.ok_or(Rejection::InvalidToken)
+}
+
+/// The 200 body of an `uncharged=true` call: the token as it is, and its
+/// uncharged total after the call.
+pub fn recorded(record: &TokenRecord, now: i64) -> Granted {
+    Granted {
+        uncharged: Some(record.uncharged),
+        ..granted(record, now)
     }
 }
 
@@ -81,6 +101,7 @@ pub fn answer(
         expires_at,
         remaining: remaining(expires_at, now),
         rate_limit,
+        uncharged: None,
     }
 }
 

@@ -155,6 +155,10 @@ impl VerifyService {
             return Ok(Verdict::Rejected(Rejection::InvalidToken));
         }
         let hash = TokenHash::of(&call.token);
+        // Recording uncharged renders writes; a dry run never does.
+        if call.uncharged && call.dry_run {
+            return Ok(Verdict::Rejected(Rejection::BadRequest));
+        }
         if let Some(key) = &call.idempotency_key {
             if !valid_idempotency_key(key) {
                 return Ok(Verdict::Rejected(Rejection::BadRequest));
@@ -166,9 +170,18 @@ impl VerifyService {
             dry_run: call.dry_run,
             idempotency_key: call.idempotency_key.as_deref(),
             now: rules::now_ms(),
+            uncharged: call.uncharged,
         };
         let outcome = self.ledger.verify(&deduction).await?;
-        tracing::debug!(token = %hash.log_prefix(), count = call.count, dry_run = call.dry_run, ?outcome, "verify");
+        tracing::debug!(token = %hash.log_prefix(), count = call.count, dry_run = call.dry_run, uncharged = call.uncharged, ?outcome, "verify");
+        if let (true, Outcome::Granted { granted, .. }) = (call.uncharged, &outcome) {
+            tracing::warn!(
+                token = %hash.log_prefix(),
+                count = call.count,
+                uncharged = granted.uncharged,
+                "verifier: renders delivered but refused at report time recorded as uncharged"
+            );
+        }
         Ok(match outcome {
             Outcome::Granted { granted, .. } | Outcome::Replayed(granted) => {
                 Verdict::Granted(granted)

@@ -95,6 +95,9 @@ pub struct Deduction<'a> {
     /// Ignored for dry runs, which change nothing.
     pub idempotency_key: Option<&'a str>,
     pub now: i64,
+    /// Record `count` uncharged renders instead of deducting
+    /// ([`super::rules::exists`], [`TokenRecord::uncharged`]).
+    pub uncharged: bool,
 }
 
 /// What a verification did.
@@ -200,13 +203,34 @@ fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
     now - first.at < rules::IDEMPOTENCY_TTL_MS
 }
 
-/// The first answer again, if the count matches the first call's.
-fn replay(first: IdempotencyRecord, count: u64) -> Outcome {
-    if first.count == count {
-        Outcome::Replayed(first.granted)
-    } else {
-        Outcome::Rejected(Rejection::BadRequest)
+/// The first answer again, if the count and kind match the first call's.
+pub(super) fn replay(first: IdempotencyRecord, call: &Deduction<'_>) -> Outcome {
+    match first.replay(call.count, call.uncharged) {
+        Ok(granted) => Outcome::Replayed(granted),
+        Err(rejection) => Outcome::Rejected(rejection),
     }
+}
+
+/// What a (not dry) call makes of the record as read: the record to write
+/// and the answer, or why not. A deduction ([`rules::check`]), or with
+/// `uncharged` the uncharged total grown by `count` on any existing token.
+pub(super) fn judge(
+    record: Option<&TokenRecord>,
+    call: &Deduction<'_>,
+) -> Result<(TokenRecord, Granted), Rejection> {
+    if call.uncharged {
+        let mut record = rules::exists(record)?.clone();
+        if call.count == 0 {
+            return Err(Rejection::BadRequest);
+        }
+        record.add_uncharged(call.count);
+        let granted = rules::recorded(&record, call.now);
+        return Ok((record, granted));
+    }
+    let mut record = rules::check(record, call.count, call.now)?.clone();
+    record.deduct(call.count, call.now);
+    let granted = rules::granted(&record, call.now);
+    Ok((record, granted))
 }
 
 struct Loaded {
@@ -410,12 +434,10 @@ impl SledStore {
     fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
-            let mut record = match rules::check(loaded.record.as_ref(), call.count, call.now) {
-                Ok(r) => r.clone(),
+            let (mut record, granted) = match judge(loaded.record.as_ref(), call) {
+                Ok(judged) => judged,
                 Err(rejection) => return Ok(Outcome::Rejected(rejection)),
             };
-            record.deduct(call.count, call.now);
-            let granted = rules::granted(&record, call.now);
             if let Some(key) = key {
                 record.pending_key = Some(PendingKey {
                     key: key.to_string(),
@@ -423,6 +445,7 @@ impl SledStore {
                         at: call.now,
                         count: call.count,
                         granted: granted.clone(),
+                        uncharged: call.uncharged,
                     },
                 });
             }
@@ -432,7 +455,11 @@ impl SledStore {
                 Some(encode(&record)),
             )?;
             if swapped.is_ok() {
-                self.count_usage(&record, call.count, call.now);
+                // The usage history counts deductions; uncharged renders
+                // are the record's own total.
+                if !call.uncharged {
+                    self.count_usage(&record, call.count, call.now);
+                }
                 return Ok(Outcome::Granted {
                     granted,
                     wrote: true,
@@ -452,7 +479,12 @@ impl SledStore {
         // (rules, step 3). A revocation racing this call may land just
         // after it, as if it had come a moment later.
         let loaded = self.load(call.hash)?;
-        let record = match rules::known(loaded.record.as_ref()) {
+        let known = if call.uncharged {
+            rules::exists(loaded.record.as_ref())
+        } else {
+            rules::known(loaded.record.as_ref())
+        };
+        let record = match known {
             Ok(record) => record,
             Err(rejection) => return Ok(Outcome::Rejected(rejection)),
         };
@@ -460,7 +492,7 @@ impl SledStore {
         if let Some(v) = self.idempotency.get(&idem_key)? {
             let first: IdempotencyRecord = decode(&v)?;
             if fresh(&first, call.now) {
-                return Ok(replay(first, call.count));
+                return Ok(replay(first, call));
             }
         }
         // The record's pending key: the last keyed call on this token. If its
@@ -473,7 +505,7 @@ impl SledStore {
         {
             if pending.key == key {
                 self.idempotency.insert(&idem_key, encode(&pending.first))?;
-                return Ok(replay(pending.first.clone(), call.count));
+                return Ok(replay(pending.first.clone(), call));
             }
             let earlier = idempotency_key(call.hash, &pending.key);
             if self.idempotency.get(&earlier)?.is_none() {
@@ -486,6 +518,7 @@ impl SledStore {
                 at: call.now,
                 count: call.count,
                 granted: granted.clone(),
+                uncharged: call.uncharged,
             };
             self.idempotency.insert(idem_key, encode(&first))?;
         }
@@ -495,7 +528,8 @@ impl SledStore {
 
 impl SledStore {
     /// Steps 3 to 8 of [`super::rules`] (revocation before a replay) and
-    /// the deduction, atomically.
+    /// the deduction, atomically; or, with `uncharged`, the uncharged total
+    /// grown (the token need only exist).
     pub fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         if call.dry_run {
             return self.dry_run(call);
@@ -580,6 +614,23 @@ impl SledStore {
             .collect::<Result<Vec<_>, _>>()?;
         all.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(all)
+    }
+
+    /// The tokens with uncharged renders: the `limit` with the most (most
+    /// first, then by id), and the total over every token. A scan of every
+    /// record, as [`SledStore::list`].
+    pub fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
+        let mut all = Vec::new();
+        for bytes in self.tokens.iter().values() {
+            let record: TokenRecord = decode(&bytes?)?;
+            if record.uncharged > 0 {
+                all.push((record.id, record.uncharged));
+            }
+        }
+        let total = all.iter().fold(0u64, |sum, (_, n)| sum.saturating_add(*n));
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        all.truncate(limit);
+        Ok((all, total))
     }
 
     /// One page of the tokens `query` matches at `now`, and their number.
@@ -730,6 +781,7 @@ mod tests {
                                     // Half the threads send keys.
                                     idempotency_key: (t % 2 == 0).then_some(key.as_str()),
                                     now: 1,
+                                    uncharged: false,
                                 };
                                 matches!(store.verify(&call).unwrap(), Outcome::Granted { .. })
                             })
@@ -766,6 +818,7 @@ mod revocation_tests {
             dry_run: false,
             idempotency_key: Some("k"),
             now: 5,
+            uncharged: false,
         };
         let Outcome::Granted { granted, .. } = store.verify(&call).unwrap() else {
             panic!("not granted")
@@ -806,6 +859,7 @@ mod crash_tests {
             dry_run: false,
             idempotency_key: Some(key),
             now: 5,
+            uncharged: false,
         };
         // What the first write of a keyed call leaves behind, alone.
         let Outcome::Granted { granted, .. } = store.deduct(&call("a", 3), Some("a")).unwrap()
@@ -838,6 +892,76 @@ mod crash_tests {
 }
 
 #[cfg(test)]
+mod uncharged_tests {
+    use super::*;
+
+    fn uncharged<'a>(hash: &'a TokenHash, count: u64, key: Option<&'a str>) -> Deduction<'a> {
+        Deduction {
+            hash,
+            count,
+            dry_run: false,
+            idempotency_key: key,
+            now: 5,
+            uncharged: true,
+        }
+    }
+
+    /// Uncharged renders land on a revoked record, deduct nothing, count
+    /// once per key (also when the key's answer only reached the record
+    /// before a crash), and stay out of the usage history.
+    #[test]
+    fn uncharged_renders_grow_the_record_once_per_key_and_deduct_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SledStore::open(dir.path(), false).unwrap();
+        let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
+        let record = TokenRecord {
+            revoked: true,
+            ..TokenRecord::sample(10)
+        };
+        assert!(store.insert(&hash, &record).unwrap());
+        let Outcome::Granted { granted, .. } =
+            store.verify(&uncharged(&hash, 3, Some("a"))).unwrap()
+        else {
+            panic!("not recorded")
+        };
+        assert_eq!((granted.balance, granted.uncharged), (10, Some(3)));
+        assert_eq!(
+            store.verify(&uncharged(&hash, 3, Some("a"))).unwrap(),
+            Outcome::Replayed(granted.clone())
+        );
+        // The answer only in the record, as if the process died before it
+        // reached `idempotency`: still replayed, not added again.
+        store.idempotency.clear().unwrap();
+        assert_eq!(
+            store.verify(&uncharged(&hash, 3, Some("a"))).unwrap(),
+            Outcome::Replayed(granted)
+        );
+        assert_eq!(
+            store.verify(&uncharged(&hash, 2, Some("a"))).unwrap(),
+            Outcome::Rejected(Rejection::BadRequest)
+        );
+        assert!(matches!(
+            store.verify(&uncharged(&hash, 2, None)).unwrap(),
+            Outcome::Granted { wrote: true, .. }
+        ));
+        let record = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
+        assert_eq!((record.uncharged, record.balance), (5, 10));
+        assert_eq!(record.last_used_at, None);
+        assert_eq!(
+            store.uncharged(10).unwrap(),
+            (vec![("tok_AAAAAAAAAAAA".to_string(), 5)], 5)
+        );
+        let unknown = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
+        assert_eq!(
+            store.verify(&uncharged(&unknown, 1, Some("b"))).unwrap(),
+            Outcome::Rejected(Rejection::InvalidToken)
+        );
+        store.write_usage().unwrap();
+        assert_eq!(store.usage.len(), 0, "uncharged renders are not usage");
+    }
+}
+
+#[cfg(test)]
 mod ban_tests {
     use super::*;
 
@@ -848,6 +972,7 @@ mod ban_tests {
             dry_run: false,
             idempotency_key: None,
             now: 5,
+            uncharged: false,
         }
     }
 
@@ -921,6 +1046,7 @@ mod history_tests {
             dry_run,
             idempotency_key: None,
             now,
+            uncharged: false,
         }
     }
 

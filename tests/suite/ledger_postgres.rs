@@ -399,7 +399,7 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
             "schema",
             "SELECT string_agg(version::text, ',' ORDER BY version) FROM lp_schema"
         ),
-        "1,2"
+        "1,2,3"
     );
     drop(node);
 
@@ -702,4 +702,119 @@ async fn searches_usage_and_bans_answer_the_same_on_postgres_and_sled() {
         .map(|b| b["units"].as_u64().unwrap())
         .collect();
     assert_eq!(units, [5, 1, 0]);
+}
+
+/// `POST /v1/verify?uncharged=true` with an optional key: (status, body).
+async fn uncharged(base: &str, token: &str, count: u64, key: Option<&str>) -> (u16, Value) {
+    let mut request = server::client()
+        .post(format!("{base}/v1/verify?uncharged=true"))
+        .timeout(Duration::from_secs(30))
+        .bearer_auth(token)
+        .json(&json!({ "count": count }));
+    if let Some(key) = key {
+        request = request.header("Idempotency-Key", key);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Uncharged renders on the ledger at `bases` (one or two verifier nodes on
+/// it): recorded on a revoked and on a banned token, never deducted, once
+/// per key even when one key races on every node; unknown tokens refused;
+/// the admin API and `/metrics` show the totals.
+async fn uncharged_renders_are_recorded_once(bases: &[&str]) {
+    let a = bases[0];
+    let (revoked, revoked_token) = server::new_token(a, 7, None).await;
+    server::admin(
+        a,
+        reqwest::Method::POST,
+        &format!("/tokens/{revoked}/revoke"),
+        None,
+    )
+    .await;
+    let (banned, banned_token) = server::new_token(a, 3, None).await;
+    let (status, first) = uncharged(a, &revoked_token, 4, Some("u-1")).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(
+        (first["balance"].as_u64(), first["uncharged"].as_u64()),
+        (Some(7), Some(4))
+    );
+    // One key from many calls at once, on every node: recorded once.
+    let racing: Vec<_> = (0..12)
+        .map(|i| {
+            let (base, token) = (bases[i % bases.len()].to_string(), revoked_token.clone());
+            tokio::spawn(async move { uncharged(&base, &token, 5, Some("u-2")).await })
+        })
+        .collect();
+    let mut answers = BTreeSet::new();
+    for call in racing {
+        let (status, body) = call.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        answers.insert(body.to_string());
+    }
+    assert_eq!(answers.len(), 1, "one answer for one key: {answers:?}");
+    let (status, again) = uncharged(bases[bases.len() - 1], &revoked_token, 4, Some("u-1")).await;
+    assert_eq!((status, &again), (200, &first));
+    let (status, _) = uncharged(a, &revoked_token, 3, Some("u-1")).await;
+    assert_eq!(status, 400);
+    server::admin(a, reqwest::Method::POST, "/accounts/acme/ban", None).await;
+    let (status, body) = uncharged(a, &banned_token, 2, None).await;
+    assert_eq!(
+        (status, body["uncharged"].as_u64()),
+        (200, Some(2)),
+        "{body}"
+    );
+    // A key used for uncharged renders is not a deduction's.
+    server::admin(a, reqwest::Method::POST, "/accounts/acme/unban", None).await;
+    let (status, _) = uncharged(a, &banned_token, 1, Some("k")).await;
+    assert_eq!(status, 200);
+    let (status, body) = verify(a, &banned_token, 1, Some("k")).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("Bad Request")));
+    let (status, body) = uncharged(a, "lp_0123456789ABCDEFGHIJKLMNOPQRSTUV", 1, Some("x")).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("Invalid Token"))
+    );
+    for base in bases {
+        for (id, balance, total) in [(&revoked, 7, 9), (&banned, 3, 3)] {
+            let token =
+                server::admin(base, reqwest::Method::GET, &format!("/tokens/{id}"), None).await;
+            assert_eq!(
+                (token["balance"].as_u64(), token["uncharged"].as_u64()),
+                (Some(balance), Some(total)),
+                "{token}"
+            );
+        }
+        let metrics = String::from_utf8(server::get(base, "/metrics").await.bytes).unwrap();
+        let series: BTreeSet<&str> = metrics
+            .lines()
+            .filter(|l| l.starts_with("labelpress_ledger_uncharged_renders"))
+            .collect();
+        let expected: BTreeSet<String> = [
+            format!("labelpress_ledger_uncharged_renders{{token_id=\"{revoked}\"}} 9"),
+            format!("labelpress_ledger_uncharged_renders{{token_id=\"{banned}\"}} 3"),
+            "labelpress_ledger_uncharged_renders_all 12".to_string(),
+        ]
+        .into();
+        assert_eq!(
+            series,
+            expected.iter().map(String::as_str).collect(),
+            "{metrics}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncharged_renders_are_recorded_once_on_postgres_and_on_sled() {
+    let pg = Cluster::start();
+    let [(a, _dir_a), (b, _dir_b)] = two_verifiers(&pg, "uncharged");
+    uncharged_renders_are_recorded_once(&[&a.base, &b.base]).await;
+    assert_eq!(
+        pg.sql("uncharged", "SELECT sum(uncharged) FROM lp_tokens"),
+        "12"
+    );
+    let sled_dir = tempfile::tempdir().unwrap();
+    let on_sled = server::start(sled_dir.path(), &["--services", "verify"]);
+    uncharged_renders_are_recorded_once(&[&on_sled.base]).await;
 }

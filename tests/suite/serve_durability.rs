@@ -362,3 +362,224 @@ async fn the_usage_history_of_acknowledged_deductions_survives_a_crash() {
     }
     assert_eq!(server::balance(&s.base, &id).await, 100 - units);
 }
+
+/// A verifier and a render node using it, in their own data folders.
+struct Pair {
+    verifier: server::Server,
+    node: server::Server,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+/// Renders `n` labels on `token` whose usage reaches the verifier only
+/// after `meanwhile` ran on it: the verifier is down while they render
+/// (the node's cache admits the token), the node is killed with the usage
+/// in its outbox, `meanwhile` runs on the restarted verifier, and the node
+/// starts again and reports. Returns the pair and the token's id.
+async fn usage_reported_after(
+    balance: u64,
+    n: u64,
+    meanwhile: impl AsyncFnOnce(&str, &str, &str),
+) -> (Pair, String) {
+    let vdir = tempfile::tempdir().unwrap();
+    let rdir = tempfile::tempdir().unwrap();
+    let mut verifier = server::start(vdir.path(), &["--services", "verify"]);
+    let url = verifier.base.clone();
+    let mut node = server::start(
+        rdir.path(),
+        &["--services", "render,barcode", "--verify-url", &url],
+    );
+    let (id, token) = server::new_token(&url, balance, None).await;
+    assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);
+    server::await_balance(&url, &id, balance - 1, Duration::from_secs(10)).await;
+    verifier.kill();
+    for i in 0..n {
+        let reply = render(&node.base, &token, &label(&format!("later {i}"))).await;
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.bytes)
+        );
+    }
+    // Killed with the usage in its outbox, not yet reported.
+    node.kill();
+    verifier.restart();
+    meanwhile(&url, &id, &token).await;
+    node.restart();
+    let pair = Pair {
+        verifier,
+        node,
+        _dirs: (vdir, rdir),
+    };
+    (pair, id)
+}
+
+/// The token's uncharged total once it reaches `expected` (the reporter
+/// runs in the background), then the token as the admin API shows it.
+async fn await_uncharged(base: &str, id: &str, expected: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let token = server::admin(base, reqwest::Method::GET, &format!("/tokens/{id}"), None).await;
+        if token["uncharged"].as_u64() == Some(expected) {
+            return token;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "uncharged never {expected}: {token}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits until the render node has no usage and no uncharged renders left
+/// to report.
+async fn await_drained(node: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server::metric(node, "labelpress_outbox_depth").await != 0.0
+        || server::metric(node, "labelpress_usage_uncharged_unreported").await != 0.0
+    {
+        assert!(Instant::now() < deadline, "outbox not drained");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Renders of a token revoked before their usage was reported are not
+/// charged and not dropped: the verifier records them as uncharged on the
+/// token, once, across a restart of the render node before the report and
+/// another one after it.
+#[tokio::test(flavor = "multi_thread")]
+async fn renders_of_a_token_revoked_before_the_report_are_recorded_as_uncharged_once() {
+    const N: u64 = 4;
+    let (mut pair, id) = usage_reported_after(10, N, async |url, id, _| {
+        server::admin(
+            url,
+            reqwest::Method::POST,
+            &format!("/tokens/{id}/revoke"),
+            None,
+        )
+        .await;
+    })
+    .await;
+    let url = pair.verifier.base.clone();
+    let token = await_uncharged(&url, &id, N).await;
+    assert_eq!(
+        (token["balance"].as_u64(), token["status"].as_str()),
+        (Some(9), Some("revoked")),
+        "{token}"
+    );
+    await_drained(&pair.node.base).await;
+    assert_eq!(
+        server::metric(&pair.node.base, "labelpress_usage_uncharged_total").await,
+        N as f64
+    );
+    assert_eq!(
+        server::metric(&pair.node.base, "labelpress_usage_uncharged_unrecorded").await,
+        0.0
+    );
+    let metrics = String::from_utf8(server::get(&url, "/metrics").await.bytes).unwrap();
+    assert!(
+        metrics.contains(&format!(
+            "labelpress_ledger_uncharged_renders{{token_id=\"{id}\"}} {N}\n"
+        )),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(&format!("labelpress_ledger_uncharged_renders_all {N}\n")),
+        "{metrics}"
+    );
+    // Nothing is recorded twice: a restart after the report sends nothing.
+    assert!(pair.node.stop().success());
+    pair.node.restart();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let token = server::admin(&url, reqwest::Method::GET, &format!("/tokens/{id}"), None).await;
+    assert_eq!(
+        (token["uncharged"].as_u64(), token["balance"].as_u64()),
+        (Some(N), Some(9)),
+        "{token}"
+    );
+}
+
+/// A batch larger than the balance left (spent directly meanwhile): the
+/// balance is charged, the rest is recorded as uncharged.
+#[tokio::test(flavor = "multi_thread")]
+async fn usage_beyond_the_balance_charges_what_is_left_and_records_the_rest_as_uncharged() {
+    const N: u64 = 5;
+    // 10, one warm render (9 left), 7 spent directly: 2 left for 5 renders.
+    let (pair, id) = usage_reported_after(10, N, async |url, _, token| {
+        let spent = server::client()
+            .post(format!("{url}/v1/verify"))
+            .bearer_auth(token)
+            .json(&json!({"count": 7}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(spent.status(), 200);
+    })
+    .await;
+    let url = pair.verifier.base.clone();
+    let token = await_uncharged(&url, &id, N - 2).await;
+    server::await_balance(&url, &id, 0, Duration::from_secs(10)).await;
+    assert_eq!(token["status"], "exhausted", "{token}");
+    await_drained(&pair.node.base).await;
+    assert_eq!(
+        server::metric(&pair.node.base, "labelpress_usage_uncharged_total").await,
+        (N - 2) as f64
+    );
+    assert_eq!(
+        server::metric(&url, "labelpress_ledger_uncharged_renders_all").await,
+        (N - 2) as f64
+    );
+}
+
+/// A token the verifier does not know at report time (here: a verifier
+/// started afresh on the same address) cannot be recorded: its uncharged
+/// renders stay on the render node, shown by `/metrics`, and are not sent
+/// again.
+#[tokio::test(flavor = "multi_thread")]
+async fn uncharged_renders_of_a_token_the_verifier_does_not_know_stay_on_the_node() {
+    const N: u64 = 3;
+    let vdir = tempfile::tempdir().unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    let rdir = tempfile::tempdir().unwrap();
+    let mut verifier = server::start(vdir.path(), &["--services", "verify"]);
+    let url = verifier.base.clone();
+    let node = server::start(
+        rdir.path(),
+        &["--services", "render,barcode", "--verify-url", &url],
+    );
+    let (id, token) = server::new_token(&url, 10, None).await;
+    assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);
+    server::await_balance(&url, &id, 9, Duration::from_secs(10)).await;
+    verifier.kill();
+    for i in 0..N {
+        assert_eq!(
+            render(&node.base, &token, &label(&format!("u {i}")))
+                .await
+                .status,
+            200
+        );
+    }
+    // Another ledger on the same address: the token is unknown there.
+    let _other = server::start_on(&verifier.addr, fresh.path(), &["--services", "verify"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server::metric(&node.base, "labelpress_usage_uncharged_unrecorded").await != N as f64 {
+        assert!(Instant::now() < deadline, "never kept as unrecorded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    await_drained(&node.base).await;
+    assert_eq!(
+        server::metric(&node.base, "labelpress_usage_uncharged_total").await,
+        N as f64
+    );
+    // Not sent again: the verifier's failed-call count stays put.
+    let calls = server::metric(&node.base, "labelpress_verifier_duration_seconds_count").await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        server::metric(&node.base, "labelpress_verifier_duration_seconds_count").await,
+        calls
+    );
+    assert_eq!(
+        server::metric(&node.base, "labelpress_usage_uncharged_unrecorded").await,
+        N as f64
+    );
+}
