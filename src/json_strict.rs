@@ -123,6 +123,22 @@ impl<'de> Visitor<'de> for Strict {
     }
 }
 
+/// Whether a Content-Type is `application/json`, with at most a UTF-8
+/// charset parameter: what every JSON body must be declared as (the render
+/// routes and the admin API answer 415 otherwise).
+pub fn is_json_media_type(content_type: &str) -> bool {
+    let mut parts = content_type.split(';').map(str::trim);
+    let essence = parts.next().unwrap_or_default();
+    essence.eq_ignore_ascii_case("application/json")
+        && parts.all(|p| match p.split_once('=') {
+            Some((k, v)) if k.trim().eq_ignore_ascii_case("charset") => {
+                let v = v.trim().trim_matches('"');
+                v.eq_ignore_ascii_case("utf-8") || v.eq_ignore_ascii_case("utf8")
+            }
+            _ => p.is_empty(),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

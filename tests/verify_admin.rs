@@ -231,6 +231,7 @@ async fn bad_admin_input_is_a_json_error_not_a_crash() {
             .client
             .post(format!("{}/admin/api{path}", h.base))
             .bearer_auth(ADMIN)
+            .header("content-type", "application/json")
             .body(body);
         async move {
             let r = request.send().await.unwrap();
@@ -587,4 +588,37 @@ async fn banned_accounts_are_listed_until_unbanned() {
     let listed = h.admin("GET", "/accounts/banned", None).await.body;
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["account"], "zeta");
+}
+
+/// Issue 28: the admin API takes JSON bodies only, as its docs say: a body
+/// sent as text/plain (or with no Content-Type) is 415 and changes nothing;
+/// a call without a body needs no Content-Type.
+#[tokio::test]
+async fn a_body_not_declared_as_json_is_415() {
+    let h = start().await;
+    for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), None] {
+        let mut request = h
+            .client
+            .post(format!("{}/admin/api/tokens", h.base))
+            .bearer_auth(ADMIN)
+            .body(r#"{"account": "acme", "balance": 5, "expires_at": null}"#);
+        if let Some(ct) = content_type {
+            request = request.header("content-type", ct);
+        }
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status(), 415, "{content_type:?}");
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["error"], "Unsupported Media Type", "{body}");
+    }
+    let list: serde_json::Value = h
+        .client
+        .get(format!("{}/admin/api/tokens", h.base))
+        .bearer_auth(ADMIN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 0, "nothing was created");
 }

@@ -56,6 +56,21 @@ async fn malformed_unknown_and_revoked_tokens_are_403_invalid_token() {
     assert_rejected(&h.verify(&t.token, 1).await, 403, "Invalid Token");
 }
 
+/// The order of checks the docs give: a bad `Idempotency-Key` is 400
+/// before the token is judged, so a malformed token with an empty key is
+/// told about the key first.
+#[tokio::test]
+async fn a_bad_idempotency_key_is_400_before_the_token_is_judged() {
+    let h = start().await;
+    let body = json!({"count": 1}).to_string();
+    for token in ["nonsense", "lp_0123456789ABCDEFGHIJKLMNOPQRSTUV"] {
+        for key in ["", "a b", &"k".repeat(256)] {
+            let r = h.verify_with(Some(token), "", &body, Some(key)).await;
+            assert_rejected(&r, 400, "Bad Request");
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_token_past_its_expiry_is_403_token_expired() {
     let h = start().await;

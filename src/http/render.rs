@@ -21,6 +21,7 @@ use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
+use crate::json_strict::is_json_media_type as is_json;
 use crate::auth::{Auth, Grant};
 use crate::engine::{Engine, Format, Rendered};
 use crate::worker::{RenderFailure, Renderer, WorkerError};
@@ -103,20 +104,6 @@ impl IntoResponse for Document {
         }
         (StatusCode::OK, headers, self.bytes).into_response()
     }
-}
-
-/// `application/json`, with at most a UTF-8 charset parameter.
-fn is_json(content_type: &str) -> bool {
-    let mut parts = content_type.split(';').map(str::trim);
-    let essence = parts.next().unwrap_or_default();
-    essence.eq_ignore_ascii_case("application/json")
-        && parts.all(|p| match p.split_once('=') {
-            Some((k, v)) if k.trim().eq_ignore_ascii_case("charset") => {
-                let v = v.trim().trim_matches('"');
-                v.eq_ignore_ascii_case("utf-8") || v.eq_ignore_ascii_case("utf8")
-            }
-            _ => p.is_empty(),
-        })
 }
 
 /// The request body, with the render route's checks in its order: the

@@ -40,6 +40,9 @@ pub enum AdminError {
     Invalid(String),
     #[error("no token with id {0:?}")]
     NotFound(String),
+    /// A body that is not declared as JSON: 415, as on the render route.
+    #[error("Content-Type must be application/json, not {0}")]
+    UnsupportedMediaType(String),
     /// Too many failed authentications from the client's address.
     #[error("too many failed authentications from this address; retry after {0} s")]
     RateLimited(u64),
@@ -55,6 +58,7 @@ impl AdminError {
             AdminError::BadRequest(_) => StatusCode::BAD_REQUEST,
             AdminError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AdminError::NotFound(_) => StatusCode::NOT_FOUND,
+            AdminError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AdminError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             AdminError::Store(e) if e.is_unavailable() => StatusCode::SERVICE_UNAVAILABLE,
             AdminError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -84,6 +88,17 @@ impl IntoResponse for AdminError {
             );
         }
         response
+    }
+}
+
+/// An id this verifier could have issued (`tok_` + 12 base62), else 404
+/// before any store sees it: an id with a NUL, which PostgreSQL cannot
+/// even compare, was a 500.
+fn issued_id(id: &str) -> Result<(), AdminError> {
+    if super::secret::well_formed_id(id) {
+        Ok(())
+    } else {
+        Err(AdminError::NotFound(id.to_string()))
     }
 }
 
@@ -272,6 +287,9 @@ impl VerifyService {
 
     /// Usage over time of a token or an account.
     pub async fn usage(&self, query: &UsageQuery) -> Result<UsageSeries, AdminError> {
+        if let Subject::Token(id) = &query.subject {
+            issued_id(id)?;
+        }
         match self.ledger.usage(query).await? {
             Some(totals) => Ok(query.series(&totals)),
             // Only a token can be unknown: an account's series is empty.
@@ -293,6 +311,7 @@ impl VerifyService {
     }
 
     pub async fn token(&self, id: &str) -> Result<TokenDetail, AdminError> {
+        issued_id(id)?;
         let record = self
             .ledger
             .get(id)
@@ -309,6 +328,7 @@ impl VerifyService {
         id: &str,
         change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
     ) -> Result<TokenView, AdminError> {
+        issued_id(id)?;
         let record = self.ledger.update(id, change).await.map_err(|e| match e {
             UpdateError::NotFound => AdminError::NotFound(id.to_string()),
             e => e.into(),

@@ -333,7 +333,29 @@ async fn admin_only(
         return Err(refused);
     }
     unique_query(Query::try_from_uri(request.uri())).map_err(AdminError::BadRequest)?;
+    json_declared(request.headers())?;
     Ok(next.run(request).await)
+}
+
+/// A request that carries a body declares it as JSON (`application/json`,
+/// at most a UTF-8 charset), as the docs say; a bodiless call (revoke, ban)
+/// needs no Content-Type.
+fn json_declared(headers: &axum::http::HeaderMap) -> Result<(), AdminError> {
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+            .is_some_and(|n| n > 0);
+    if !has_body {
+        return Ok(());
+    }
+    match headers.get(header::CONTENT_TYPE) {
+        Some(v) if crate::json_strict::is_json_media_type(&String::from_utf8_lossy(v.as_bytes())) => Ok(()),
+        Some(v) => Err(AdminError::UnsupportedMediaType(
+            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+        )),
+        None => Err(AdminError::UnsupportedMediaType("none".into())),
+    }
 }
 
 /// JSON body parsing with the admin API's errors: 400 for what is not JSON

@@ -151,19 +151,21 @@ impl VerifyService {
     /// in-process [`Verifier`]. A 200 is durable before this returns it.
     /// `call.count == 0` stands for a bad body (400 after the token checks).
     pub async fn check(&self, call: &VerifyCall) -> Result<Verdict, VerifyError> {
-        if !secret::well_formed(&call.token) {
-            return Ok(Verdict::Rejected(Rejection::InvalidToken));
-        }
-        let hash = TokenHash::of(&call.token);
-        // Recording uncharged renders writes; a dry run never does.
-        if call.uncharged && call.dry_run {
-            return Ok(Verdict::Rejected(Rejection::BadRequest));
-        }
+        // The call's own form first (docs/admin-api.md, order of checks):
+        // a bad key is 400 whatever the token. Recording uncharged renders
+        // writes; a dry run never does.
         if let Some(key) = &call.idempotency_key {
             if !valid_idempotency_key(key) {
                 return Ok(Verdict::Rejected(Rejection::BadRequest));
             }
         }
+        if call.uncharged && call.dry_run {
+            return Ok(Verdict::Rejected(Rejection::BadRequest));
+        }
+        if !secret::well_formed(&call.token) {
+            return Ok(Verdict::Rejected(Rejection::InvalidToken));
+        }
+        let hash = TokenHash::of(&call.token);
         let deduction = Deduction {
             hash: &hash,
             count: call.count,

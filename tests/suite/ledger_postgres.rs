@@ -818,3 +818,32 @@ async fn uncharged_renders_are_recorded_once_on_postgres_and_on_sled() {
     let on_sled = server::start(sled_dir.path(), &["--services", "verify"]);
     uncharged_renders_are_recorded_once(&[&on_sled.base]).await;
 }
+
+/// Issue 28: a token id with a NUL, which PostgreSQL cannot even compare
+/// with a text column, was a 500 with nothing logged; any id this verifier
+/// could not have issued is 404 on both ledgers, for every call that
+/// names a token.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_id_no_token_can_have_is_404_on_postgres_and_sled() {
+    let pg = Cluster::start();
+    let url = pg.database("ids");
+    let pg_dir = tempfile::tempdir().unwrap();
+    let on_pg = verifier(pg_dir.path(), &url);
+    let sled_dir = tempfile::tempdir().unwrap();
+    let on_sled = server::start(sled_dir.path(), &["--services", "verify"]);
+    for base in [&on_pg.base, &on_sled.base] {
+        for id in ["tok_%00aaaaaaaaaaa", "tok_aaaa%00", "%00", "tok_%C3%A9aaaaaaaaaaa"] {
+            let (status, body) = admin_get(base, &format!("/tokens/{id}")).await;
+            assert_eq!(status, 404, "{base} {id}: {body}");
+            let (status, body) = admin_get(base, &format!("/usage?token={id}")).await;
+            assert_eq!(status, 404, "{base} usage {id}: {body}");
+            let r = reqwest::Client::new()
+                .post(format!("{base}/admin/api/tokens/{id}/revoke"))
+                .bearer_auth(server::ADMIN)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 404, "{base} revoke {id}");
+        }
+    }
+}
