@@ -21,7 +21,8 @@ use crate::barcode::Symbology;
 use crate::model::RawRequest;
 use crate::request_schema::{self, DIALECT};
 use crate::verify::admin::{
-    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp,
+    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp, MAX_ACCOUNT_LEN,
+    MAX_BALANCE,
 };
 use crate::verify::history::{UsageSeries, MAX_BUCKETS};
 use crate::verify::protocol::{Granted, Rejection, RejectionBody};
@@ -170,8 +171,48 @@ impl Schemas {
             .map(|(name, schema)| (name, serde_json::to_value(schema).expect("serialises")))
             .collect();
         request_schema::tighten(&mut definitions);
+        tighten_admin(&mut definitions);
         definitions
     }
+}
+
+/// The admin API's rules JSON Schema can say, added to its bodies'
+/// definitions (`crate::verify::admin` checks them).
+fn tighten_admin(definitions: &mut Map<String, Value>) {
+    let rules = [
+        ("NewToken", "/properties/account", account_schema()),
+        (
+            "NewToken",
+            "/properties/balance/maximum",
+            json!(MAX_BALANCE),
+        ),
+        ("RateLimit", "/properties/per_second/minimum", json!(1)),
+        ("RateLimit", "/properties/burst/minimum", json!(1)),
+        ("TopUp", "/properties/amount/minimum", json!(1)),
+        ("TopUp", "/properties/amount/maximum", json!(MAX_BALANCE)),
+    ];
+    for (definition, pointer, value) in rules {
+        let target = definitions
+            .get_mut(definition)
+            .and_then(|d| {
+                let (parent, key) = pointer.rsplit_once('/').expect("a pointer");
+                d.pointer_mut(parent).map(|p| (p, key))
+            })
+            .unwrap_or_else(|| panic!("{definition}{pointer}"));
+        target.0[target.1] = value;
+    }
+}
+
+/// An account name: 1 to 128 bytes (at most 32 characters here, which are
+/// at most 128 bytes in UTF-8), not all white space, no control characters.
+fn account_schema() -> Value {
+    json!({
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_ACCOUNT_LEN / 4,
+        "pattern": "^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$",
+        "description": format!("1 to {MAX_ACCOUNT_LEN} bytes of UTF-8, not only white space, no control characters."),
+    })
 }
 
 // ---------------------------------------------------------------- bodies
@@ -291,6 +332,21 @@ fn verifier_error(schemas: &mut Schemas, errors: &[&str]) -> Value {
     json_body(schema)
 }
 
+/// A binary body of one of `media_types` (the `Content-Type` says which):
+/// `{"type": "string", "format": "binary"}` (OpenAPI 3.0's spelling, still
+/// valid in 3.1), and the same under `application/octet-stream`, the one
+/// binary media type code generators keep a body for (openapi-python-client
+/// drops any other); the server never labels a body so, and a client
+/// reading bytes needs no other.
+fn binary_content(media_types: &[&str]) -> Value {
+    let binary = json!({"schema": {"type": "string", "format": "binary"}});
+    let mut content = Map::new();
+    for media_type in media_types.iter().chain(&["application/octet-stream"]) {
+        content.insert(media_type.to_string(), binary.clone());
+    }
+    Value::Object(content)
+}
+
 fn plain_text(example: &str) -> Value {
     json!({"text/plain; charset=utf-8": {"schema": {"type": "string"}, "example": example}})
 }
@@ -316,7 +372,10 @@ fn with_responses(mut operation: Value, responses: BTreeMap<String, Value>) -> V
 fn render_parameters() -> Value {
     let config = crate::config::RuntimeConfig::default();
     let (min, max) = (crate::engine::raster::MIN_DPI, config.limits.png_dpi_max);
-    let formats: Vec<&str> = crate::http::output::FORMATS.iter().map(|(n, _)| *n).collect();
+    let formats: Vec<&str> = crate::http::output::FORMATS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     json!([
         {"name": "format", "in": "query", "required": false,
          "description": "`pdf` or `png` (ASCII case ignored): the output, whatever `Accept` says. Absent: chosen by `Accept`. Anything else: 400 API-006.",
@@ -362,12 +421,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
                         "schema": {"type": "string"},
                     },
                 },
-                // `format: binary` (OpenAPI 3.0's spelling, still valid in
-                // 3.1) is what code generators keep a body for.
-                "content": {
-                    "application/pdf": {"schema": {"type": "string", "format": "binary"}},
-                    "image/png": {"schema": {"type": "string", "format": "binary"}},
-                },
+                "content": binary_content(&["application/pdf", "image/png"]),
             },
         },
     });
@@ -485,14 +539,22 @@ fn option_parameters<'a>(
 ) -> Vec<Value> {
     let mut params = Vec::new();
     for spec in specs {
-        for name in std::iter::once(&spec.name).chain(spec.aliases) {
-            let description = if *name == spec.name {
-                describe(spec)
-            } else {
-                format!("Short for `{}`.", spec.name)
-            };
-            params.push(query_param(name, &description, option_schema(&spec.kind)));
+        // An alias (`m` for `margin`) is not a parameter of its own: both
+        // given is a 400 (the option given twice), which OpenAPI cannot say
+        // of two parameters.
+        let mut description = describe(spec);
+        if !spec.aliases.is_empty() {
+            let aliases: Vec<String> = spec.aliases.iter().map(|a| format!("`{a}`")).collect();
+            description.push_str(&format!(
+                " Also spelled {} (one of the spellings only).",
+                aliases.join(", ")
+            ));
         }
+        params.push(query_param(
+            spec.name,
+            &description,
+            option_schema(&spec.kind),
+        ));
     }
     params
 }
@@ -612,7 +674,7 @@ fn barcode_responses() -> Value {
         "200": {
             "description": "The symbol.",
             "headers": cache_headers,
-            "content": {"image/svg+xml": {"schema": {"type": "string", "format": "binary"}}},
+            "content": binary_content(&["image/svg+xml"]),
         },
         "304": {"description": "Unchanged since the ETag given.", "headers": cache_headers},
         "400": response("The request is invalid (symbology, content, a parameter); the body says why, in plain text.", Some(plain_text("unknown symbology 'nope'")), &[]),
@@ -631,7 +693,8 @@ fn if_none_match() -> Value {
     })
 }
 
-const CONTENT_SEGMENT: &str = "One percent-decoded path segment: a `/` is sent as `%2F`, a `%` as `%25`; `+` is a plus sign.";
+const CONTENT_SEGMENT: &str =
+    "One percent-decoded path segment: a `/` is sent as `%2F`, a `%` as `%25`; `+` is a plus sign.";
 
 fn barcode() -> Value {
     let mut parameters = vec![
@@ -695,7 +758,8 @@ fn barcode_of(name: &str, symbology: Symbology) -> Value {
 
 /// Every `(name, symbology)` the service accepts in the path.
 fn named_symbologies() -> Vec<(&'static str, Symbology)> {
-    let mut named: Vec<(&str, Symbology)> = Symbology::all().iter().map(|s| (s.name(), *s)).collect();
+    let mut named: Vec<(&str, Symbology)> =
+        Symbology::all().iter().map(|s| (s.name(), *s)).collect();
     for s in Symbology::all() {
         named.extend(s.aliases().iter().map(|a| (*a, *s)));
     }
@@ -921,7 +985,7 @@ fn admin_usage(schemas: &mut Schemas) -> Value {
         "Usage over time of a token or an account, per UTC hour or day",
         vec![
             query_param("token", "A token id (exactly one of token and account).", json!({"type": "string"})),
-            query_param("account", "An account (exactly one of token and account).", json!({"type": "string"})),
+            query_param("account", "An account (exactly one of token and account).", account_schema()),
             query_param("bucket", "Bucket size.", json!({"enum": ["hour", "day"], "default": "hour"})),
             query_param("from", "Start, rounded down to its bucket; default: 23 hours or 29 days before the current bucket.", time.clone()),
             query_param("to", "End (exclusive), rounded up to a bucket boundary; default: the end of the current bucket.", time),
@@ -1021,7 +1085,9 @@ fn admin_ban(schemas: &mut Schemas, banned: bool) -> Value {
         schemas,
         id,
         summary,
-        vec![path_param("account", "The account name (1 to 128 bytes).")],
+        vec![
+            json!({"name": "account", "in": "path", "required": true, "description": "The account name.", "schema": account_schema()}),
+        ],
         None,
         (200, "The account's ban state.", view),
         &[422],

@@ -111,31 +111,74 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
     let page_sizes: Vec<&str> = crate::config::PAGE_PRESETS.iter().map(|p| p.name).collect();
     let mut formats: Vec<&str> = Symbology::all().iter().map(|s| s.name()).collect();
     formats.extend(Symbology::all().iter().flat_map(|s| s.aliases()));
-    let placed = ["TextElement", "BarcodeElement", "RectElement", "LinkElement", "ImageElement"];
+    let placed = [
+        "TextElement",
+        "BarcodeElement",
+        "RectElement",
+        "LinkElement",
+        "ImageElement",
+    ];
     let mut rules: Vec<(&str, &str, Value)> = vec![
-        ("Page", "size", json!({"enum": page_sizes, "description": "A named size, matched ignoring ASCII case (`runtime-config` `page_sizes`); excludes `width`/`height`."})),
-        ("Page", "width", json!({"exclusiveMinimum": 0, "maximum": limits.page_side_mm})),
-        ("Page", "height", json!({"exclusiveMinimum": 0, "maximum": limits.page_side_mm})),
+        ("DocumentRequest", "pages", json!({"minItems": 1})),
+        (
+            "Page",
+            "size",
+            json!({"enum": page_sizes, "description": "A named size, matched ignoring ASCII case (`runtime-config` `page_sizes`); excludes `width`/`height`."}),
+        ),
+        (
+            "Page",
+            "width",
+            json!({"exclusiveMinimum": 0, "maximum": limits.page_side_mm}),
+        ),
+        (
+            "Page",
+            "height",
+            json!({"exclusiveMinimum": 0, "maximum": limits.page_side_mm}),
+        ),
         ("PageMargin", "top", non_negative.clone()),
         ("PageMargin", "right", non_negative.clone()),
         ("PageMargin", "bottom", non_negative.clone()),
         ("PageMargin", "left", non_negative.clone()),
         ("Section", "height", json!({"minimum": 0})),
-        ("Settings", "print_dpi", json!({"minimum": 72, "maximum": 4800})),
-        ("Settings", "profile", json!({"enum": crate::pdf::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."})),
+        (
+            "Settings",
+            "print_dpi",
+            json!({"minimum": 72, "maximum": 4800}),
+        ),
+        (
+            "Settings",
+            "profile",
+            json!({"enum": crate::pdf::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."}),
+        ),
         ("ShapeDefaults", "corner_radius", non_negative.clone()),
         ("TextStyle", "font_size", font_size.clone()),
         ("TextStyle", "min_font_size", font_size),
         ("TextStyle", "color", colour.clone()),
-        ("TextStyle", "line_height", json!({"exclusiveMinimum": 0, "maximum": 10})),
+        (
+            "TextStyle",
+            "line_height",
+            json!({"exclusiveMinimum": 0, "maximum": 10}),
+        ),
         ("TextStyle", "width", positive.clone()),
         ("TextStyle", "height", positive.clone()),
-        ("TextStyle", "font_family", json!({"description": "Font family: one of `runtime-config` `fonts.families` (what this node has installed)."})),
+        (
+            "TextStyle",
+            "font_family",
+            json!({"description": "Font family: one of `runtime-config` `fonts.families` (what this node has installed)."}),
+        ),
         ("StrokeStyle", "color", colour.clone()),
         ("StrokeStyle", "width", stroke_mm.clone()),
         ("StrokeStyle", "opacity", opacity.clone()),
-        ("StrokeStyle", "miter_limit", json!({"minimum": 1, "maximum": 100})),
-        ("Dash", "pattern", json!({"minItems": 1, "maxItems": 64, "items": {"type": "number", "minimum": 0, "maximum": 1000}, "description": "Dash and gap lengths in mm, alternating, not all 0; only with preset `custom`, which needs it."})),
+        (
+            "StrokeStyle",
+            "miter_limit",
+            json!({"minimum": 1, "maximum": 100}),
+        ),
+        (
+            "Dash",
+            "pattern",
+            json!({"minItems": 1, "maxItems": 64, "items": {"type": "number", "minimum": 0, "maximum": 1000}, "description": "Dash and gap lengths in mm, alternating, not all 0; only with preset `custom`, which needs it."}),
+        ),
         ("Dash", "phase", coordinate.clone()),
         ("Compound", "gap", stroke_mm),
         ("FillStyle", "color", colour.clone()),
@@ -145,11 +188,27 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         ("LinkElement", "padding", non_negative.clone()),
         ("LinkBorder", "width", non_negative.clone()),
         ("LinkBorder", "color", colour.clone()),
-        ("LinkTarget", "page", json!({"minimum": 1, "description": "The request page, counted from 1, at most the number of pages."})),
-        ("LinkTarget", "x", json!({"minimum": 0, "description": "mm from the page's left edge, at most the page's width."})),
-        ("LinkTarget", "y", json!({"minimum": 0, "description": "mm from the page's top edge, at most the page's height."})),
+        (
+            "LinkTarget",
+            "page",
+            json!({"minimum": 1, "description": "The request page, counted from 1, at most the number of pages."}),
+        ),
+        (
+            "LinkTarget",
+            "x",
+            json!({"minimum": 0, "description": "mm from the page's left edge, at most the page's width."}),
+        ),
+        (
+            "LinkTarget",
+            "y",
+            json!({"minimum": 0, "description": "mm from the page's top edge, at most the page's height."}),
+        ),
         ("XAnchor", "offset", coordinate.clone()),
-        ("BarcodeElement", "format", json!({"enum": formats, "description": "Symbology, matched ignoring ASCII case (`runtime-config` `barcodes`)."})),
+        (
+            "BarcodeElement",
+            "format",
+            json!({"enum": formats, "description": "Symbology, matched ignoring ASCII case (`runtime-config` `barcodes`)."}),
+        ),
         ("BarcodeOptions", "quiet_zone", non_negative.clone()),
         ("BarcodeOptions", "bar_width", positive.clone()),
         ("BarcodeOptions", "color", colour.clone()),
@@ -169,12 +228,24 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         ("EllipseElement", "rotation", rotation.clone()),
         ("Point", "x", coordinate.clone()),
         ("Point", "y", coordinate.clone()),
-        ("PolygonElement", "points", json!({"minItems": 3, "maxItems": 10_000})),
-        ("ImageElement", "format", json!({"enum": ["png", "jpg", "jpeg", "gif", "webp", "svg"]})),
+        (
+            "PolygonElement",
+            "points",
+            json!({"minItems": 3, "maxItems": 10_000}),
+        ),
+        (
+            "ImageElement",
+            "format",
+            json!({"enum": ["png", "jpg", "jpeg", "gif", "webp", "svg"]}),
+        ),
         ("TableElement", "x", coordinate.clone()),
         ("TableElement", "y", coordinate.clone()),
         ("TableElement", "width", positive.clone()),
-        ("TableElement", "columns", json!({"minItems": 1, "description": "The columns, left to right: at least one."})),
+        (
+            "TableElement",
+            "columns",
+            json!({"minItems": 1, "description": "The columns, left to right: at least one."}),
+        ),
         ("ComplexCell", "row_span", span.clone()),
         ("ComplexCell", "col_span", span.clone()),
         ("TableHeaderCell", "row_span", span.clone()),
@@ -183,8 +254,16 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         ("CellPadding", "y", non_negative.clone()),
         ("TableCellStyle", "content_offset_x", coordinate.clone()),
         ("TableCellStyle", "content_offset_y", coordinate.clone()),
-        ("TablePaginationConfig", "row_min_height", non_negative.clone()),
-        ("TablePaginationConfig", "header_min_height", non_negative.clone()),
+        (
+            "TablePaginationConfig",
+            "row_min_height",
+            non_negative.clone(),
+        ),
+        (
+            "TablePaginationConfig",
+            "header_min_height",
+            non_negative.clone(),
+        ),
         ("StackElement", "gap", non_negative),
     ];
     for element in placed {
@@ -207,20 +286,24 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
             "{definition} has no property {property}"
         );
     }
-    // A page's size: `size`, or both `width` and `height` (a null is absent).
+    // Fields that go together, as `if`/`then`/`else` (a null counts as
+    // absent, as serde reads it): JSON Schema validators apply them, and
+    // code generators, which would make a union type of an object's
+    // `anyOf`, leave them alone.
+    // A page's size: `size`, or both `width` and `height`.
     if let Some(page) = definitions.get_mut("Page") {
-        page["anyOf"] = json!([
-            {"required": ["size"], "properties": {"size": {"type": "string"}, "width": {"type": "null"}, "height": {"type": "null"}}},
-            {"required": ["width", "height"], "properties": {"width": {"type": "number"}, "height": {"type": "number"}, "size": {"type": "null"}}},
-        ]);
+        page["if"] = json!({"required": ["size"], "properties": {"size": {"type": "string"}}});
+        page["then"] =
+            json!({"properties": {"width": {"type": "null"}, "height": {"type": "null"}}});
+        page["else"] = json!({"required": ["width", "height"], "properties": {"width": {"type": "number"}, "height": {"type": "number"}}});
     }
     // `x` or `x_anchor`, exactly one.
     for element in placed {
         if let Some(schema) = definitions.get_mut(element) {
-            schema["anyOf"] = json!([
-                {"required": ["x"], "properties": {"x": {"type": "number"}, "x_anchor": {"type": "null"}}},
-                {"required": ["x_anchor"], "properties": {"x_anchor": {"type": "object"}, "x": {"type": "null"}}},
-            ]);
+            schema["if"] = json!({"required": ["x"], "properties": {"x": {"type": "number"}}});
+            schema["then"] = json!({"properties": {"x_anchor": {"type": "null"}}});
+            schema["else"] =
+                json!({"required": ["x_anchor"], "properties": {"x_anchor": {"type": "object"}}});
         }
     }
     // `rows` of a table are checked against its columns (keys, spans that

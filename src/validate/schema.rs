@@ -397,9 +397,18 @@ mod tests {
     #[test]
     fn messages_name_no_rust_types() {
         let cases = [
-            (json!({"x": "one"}), "invalid type: string \"one\", expected a number"),
-            (json!({"x": 1, "style": 3}), "invalid type: integer `3`, expected an object"),
-            (json!({"x": 1, "list": {}}), "invalid type: an object, expected an array"),
+            (
+                json!({"x": "one"}),
+                "invalid type: string \"one\", expected a number",
+            ),
+            (
+                json!({"x": 1, "style": 3}),
+                "invalid type: integer `3`, expected an object",
+            ),
+            (
+                json!({"x": 1, "list": {}}),
+                "invalid type: an object, expected an array",
+            ),
         ];
         for (value, message) in cases {
             let errors = deserialize_all::<Outer>(&value, 100).errors;

@@ -185,7 +185,13 @@ fn parse_count(body: &[u8]) -> Result<u64, String> {
     };
     match object.get("count") {
         None => Ok(1),
-        Some(count) => match count.as_u64() {
+        // 3.0 is the integer 3 in JSON (and in JSON Schema's `integer`).
+        Some(count) => match count.as_u64().or_else(|| {
+            count
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && (1.0..=u64::MAX as f64).contains(f))
+                .map(|f| f as u64)
+        }) {
             Some(n) if n >= 1 => Ok(n),
             _ => Err(format!("count must be an integer >= 1, not {count}")),
         },

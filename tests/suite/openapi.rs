@@ -522,8 +522,14 @@ fn invalid_requests() -> (Value, Vec<(&'static str, Value)>) {
                 v["pages"][0]["width"] = json!(100);
             }),
         ),
-        ("a page size of no preset", with(&|v| v["pages"][0]["size"] = json!("a5"))),
-        ("a page size 4x6", with(&|v| v["pages"][0]["size"] = json!("4x6"))),
+        (
+            "a page size of no preset",
+            with(&|v| v["pages"][0]["size"] = json!("a5")),
+        ),
+        (
+            "a page size 4x6",
+            with(&|v| v["pages"][0]["size"] = json!("4x6")),
+        ),
         (
             "a page side past the limit",
             with(&|v| {
@@ -554,7 +560,10 @@ fn invalid_requests() -> (Value, Vec<(&'static str, Value)>) {
         ),
         (
             "a link to page 0",
-            with(&|v| v["pages"][0]["elements"][0]["link"] = json!({"target": {"type": "page", "page": 0}})),
+            with(&|v| {
+                v["pages"][0]["elements"][0]["link"] =
+                    json!({"target": {"type": "page", "page": 0}})
+            }),
         ),
         (
             "a font weight of no allowed value",
@@ -563,13 +572,17 @@ fn invalid_requests() -> (Value, Vec<(&'static str, Value)>) {
         (
             "both x and x_anchor",
             with(&|v| {
-                v["pages"][0]["elements"][0]["x_anchor"] = json!({"reference": "page_right", "offset": 5})
+                v["pages"][0]["elements"][0]["x_anchor"] =
+                    json!({"reference": "page_right", "offset": 5})
             }),
         ),
         (
             "neither x nor x_anchor",
             with(&|v| {
-                v["pages"][0]["elements"][0].as_object_mut().unwrap().remove("x");
+                v["pages"][0]["elements"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("x");
             }),
         ),
         (
@@ -765,11 +778,33 @@ fn wrong_types(value: &Value) -> Vec<Value> {
 #[test]
 fn schema_errors_name_no_rust_types() {
     const RUST: &[&str] = &[
-        "struct ", "enum ", "f64", "f32", "u8", "u16", "u32", "u64", "usize", "i32", "i64",
-        "isize", "Option", "Vec<", "Raw", "String", "map,", "sequence", "variant of",
+        "struct ",
+        "enum ",
+        "f64",
+        "f32",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "usize",
+        "i32",
+        "i64",
+        "isize",
+        "Option",
+        "Vec<",
+        "Raw",
+        "String",
+        "map,",
+        "sequence",
+        "variant of",
     ];
     let mut requests = vec![invalid_requests().0];
-    for name in ["label.json", "invoice.json", "carrier_label_4x6.json", "parcel_label_gs1.json"] {
+    for name in [
+        "label.json",
+        "invoice.json",
+        "carrier_label_4x6.json",
+        "parcel_label_gs1.json",
+    ] {
         let path = manifest_dir().join("examples").join(name);
         requests.push(serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap());
     }
@@ -800,5 +835,10 @@ fn schema_errors_name_no_rust_types() {
     assert!(checked > 500, "{checked} invalid requests");
     wrong.sort();
     wrong.dedup();
-    assert!(wrong.is_empty(), "{} messages name Rust types:\n{}", wrong.len(), wrong[..wrong.len().min(40)].join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} messages name Rust types:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(40)].join("\n")
+    );
 }

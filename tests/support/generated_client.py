@@ -47,7 +47,7 @@ def main():
     from labelpress_client import AuthenticatedClient, Client
     from labelpress_client.api.barcode import barcode_qr
     from labelpress_client.api.render import render_label
-    from labelpress_client.models import DocumentRequest, ErrorBody, RenderLabelFormat
+    from labelpress_client.models import BarcodeQrEcl, DocumentRequest, RenderLabelFormat
     from labelpress_client.types import File
 
     client = AuthenticatedClient(base_url=base, token=token, raise_on_unexpected_status=True)
@@ -82,7 +82,7 @@ def main():
     }
 
     # A QR Code through its own operation, no token needed.
-    svg = barcode_qr.sync_detailed(client=Client(base_url=base), content="A/B 7", ecl="H")
+    svg = barcode_qr.sync_detailed(client=Client(base_url=base), content="A/B 7", ecl=BarcodeQrEcl.H)
     assert isinstance(svg.parsed, File), type(svg.parsed)
     with open(f"{out}/qr.svg", "wb") as f:
         f.write(svg.parsed.payload.read())
@@ -93,7 +93,7 @@ def main():
     bad = json.loads(json.dumps(request))
     bad["pages"][0]["elements"][0]["style"] = {"font_family": "No Such Family"}
     refused = render_label.sync_detailed(client=client, body=DocumentRequest.from_dict(bad))
-    assert isinstance(refused.parsed, ErrorBody), type(refused.parsed)
+    assert type(refused.parsed).__name__ == "RenderLabelResponse422", type(refused.parsed)
     result["error"] = {
         "status": refused.status_code,
         "code": refused.parsed.code,
