@@ -286,6 +286,25 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
             "{definition} has no property {property}"
         );
     }
+    // A font weight: `normal`, `bold` or a whole number from 100 to 900.
+    if let Some(weight) = definitions.get_mut("FontWeight") {
+        weight["anyOf"] = json!([
+            {"type": "integer", "minimum": 100, "maximum": 900},
+            {"type": "string", "enum": ["normal", "bold"]},
+        ]);
+    }
+    // A border or grid line: `false` (none) or a stroke; `true` is no value.
+    if let Some(branches) = definitions
+        .get_mut("StrokeOrOff")
+        .and_then(|s| s.get_mut("anyOf"))
+        .and_then(Value::as_array_mut)
+    {
+        for branch in branches {
+            if branch["type"] == "boolean" {
+                *branch = json!({"const": false});
+            }
+        }
+    }
     // Fields that go together, as `if`/`then`/`else` (a null counts as
     // absent, as serde reads it): JSON Schema validators apply them, and
     // code generators, which would make a union type of an object's

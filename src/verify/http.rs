@@ -327,10 +327,29 @@ async fn admin_only(
 
 /// JSON body parsing with the admin API's errors: 400 for what is not JSON
 /// (a duplicate key included), 422 for JSON of the wrong shape.
+/// An integral number written with a fraction (`3.0`) is the integer it is
+/// (JSON Schema's `integer` admits it; serde's integer fields would not).
 fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AdminError> {
-    let value = crate::json_strict::from_slice(body)
+    let mut value = crate::json_strict::from_slice(body)
         .map_err(|e| AdminError::BadRequest(format!("the body is not JSON: {e}")))?;
+    integral(&mut value);
     serde_json::from_value(value).map_err(|e| AdminError::Invalid(e.to_string()))
+}
+
+/// Rewrites integral floats inside `value` (within `i64`'s range) as integers.
+fn integral(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                    *value = serde_json::Value::from(f as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral),
+        _ => {}
+    }
 }
 
 /// A path parameter, or a JSON 400 (bad percent-encoding, not UTF-8).

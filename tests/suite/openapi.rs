@@ -570,6 +570,10 @@ fn invalid_requests() -> (Value, Vec<(&'static str, Value)>) {
             with(&|v| v["pages"][0]["elements"][0]["style"]["font_weight"] = json!("heavy")),
         ),
         (
+            "a cell border that is true",
+            with(&|v| v["pages"][0]["elements"][1]["cell"] = json!({"borders": {"top": true}})),
+        ),
+        (
             "both x and x_anchor",
             with(&|v| {
                 v["pages"][0]["elements"][0]["x_anchor"] =
