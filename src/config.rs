@@ -10,6 +10,7 @@
 //! barcode symbologies with their options, font families.
 
 mod catalog;
+pub mod ranges;
 mod sources;
 
 pub use catalog::{page_preset, PagePreset, Published, PublishedFonts, PAGE_PRESETS};
@@ -223,8 +224,8 @@ pub struct Limits {
     /// themselves (no protection from a compile that runs away or crashes).
     pub render_isolation: Isolation,
     /// Address-space cap of one render worker process in MiB (0: none). A
-    /// render that needs more fails alone (API-501) instead of pushing the
-    /// host into swap or the OOM killer.
+    /// render that needs more fails alone (422 API-002 naming the cap)
+    /// instead of pushing the host into swap or the OOM killer.
     pub render_worker_memory_mb: u64,
     /// How long a verified token stays in the render route's cache, and how
     /// long a rejected one stays blacklisted (seconds).
@@ -394,6 +395,13 @@ impl Limits {
         }
     }
 
+    /// Checks (`POST /api/v1/label/check`) running at once: one less than
+    /// the render slots, at least one, so that a flood of heavy checks,
+    /// which cost nothing, always leaves renders a thread.
+    pub fn check_slots(&self) -> usize {
+        self.render_slots().saturating_sub(1).max(1)
+    }
+
     /// Blocking threads the server may use besides its render threads: they
     /// validate the bodies of requests the render queue refuses (so a bad
     /// body is still 422, not 503), one per render slot and two spare. Each
@@ -460,6 +468,21 @@ mod tests {
         };
         assert_eq!(two.async_threads(true), 1);
         assert!(two.async_threads(false) >= 1);
+    }
+
+    #[test]
+    fn checks_leave_renders_a_slot_when_there_are_two() {
+        let slots = |n| Limits {
+            render_concurrency: n,
+            ..Limits::default()
+        };
+        assert_eq!(
+            slots(1).check_slots(),
+            1,
+            "one slot: checks take turns with renders"
+        );
+        assert_eq!(slots(2).check_slots(), 1);
+        assert_eq!(slots(8).check_slots(), 7);
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub mod worker;
 
 pub use engine::{Engine, RenderError, Rendered};
 
-/// mimalloc for every binary built on this crate (server, CLI, benches, tests).
+/// mimalloc for every binary built on this crate (server, CLI, benches,
+/// tests); a render worker reports a failed allocation to its server
+/// ([`worker::oom`]).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: worker::oom::Allocator = worker::oom::Allocator;

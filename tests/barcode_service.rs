@@ -139,6 +139,64 @@ async fn content_is_one_percent_decoded_segment() {
     assert!(rotated.body.contains("width=\"100\""));
 }
 
+/// The content segment is percent-decoded exactly once: a literal `%`
+/// comes as `%25`, `%2520` is the three characters `%20`, `%2F` a slash,
+/// and a `+` stays a plus (only a query string makes it a space). Each SVG
+/// the route answers is decoded with zxing-cpp, so the test sees what a
+/// scanner reads, not what the service thinks it drew.
+#[tokio::test]
+async fn a_literal_percent_in_the_content_encodes_as_sent() {
+    let addr = serve().await;
+    let cases = [
+        ("code128", "50%25%20OFF", "50% OFF"),
+        ("code128", "100%25", "100%"),
+        ("code128", "A%2FB%20C%2520%3F", "A/B C%20?"),
+        ("code128", "a+b", "a+b"),
+        ("qr", "%25%2525%25", "%%25%"),
+    ];
+    let dir = common::workdir("route-percent");
+    let mut files = Vec::new();
+    for (i, (symbology, segment, _)) in cases.iter().enumerate() {
+        let r = get(&addr, &format!("/barcode/{symbology}/{segment}"), "").await;
+        assert_eq!(r.status, 200, "{segment}: {}", r.body);
+        let path = dir.join(format!("case{i}.svg"));
+        std::fs::write(&path, &r.body).unwrap();
+        files.push(path);
+    }
+    let decoded = common::decode_files(&files, 4.0);
+    for (path, (_, segment, want)) in files.iter().zip(cases) {
+        let got = &decoded[&path.display().to_string()];
+        assert_eq!(got.len(), 1, "{segment}: {got:?}");
+        assert_eq!(got[0].text, want, "{segment} decodes to what was sent");
+    }
+}
+
+/// A `%` that does not start a two-digit escape is not percent-encoding:
+/// 400 naming the content segment, whether raw at the end, before a
+/// non-hex character, or in the symbology segment.
+#[tokio::test]
+async fn a_lone_percent_sent_raw_is_400() {
+    let addr = serve().await;
+    for path in [
+        "/barcode/code128/50%",
+        "/barcode/code128/50%%20OFF",
+        "/barcode/code128/%zz",
+        "/barcode/code128/%4",
+    ] {
+        let r = get(&addr, path, "").await;
+        assert_plain_400(path, &r, "");
+        assert!(
+            r.body
+                .contains("content path segment is not valid percent-encoded UTF-8"),
+            "{path}: {}",
+            r.body
+        );
+    }
+    let r = get(&addr, "/barcode/code%/x", "").await;
+    assert_plain_400("/barcode/code%/x", &r, "");
+    assert!(r.body.contains("symbology"), "{}", r.body);
+}
+
 #[tokio::test]
 async fn errors_are_400_plain_text_naming_the_problem() {
     let addr = serve().await;

@@ -454,6 +454,34 @@ async fn bad_tls_and_verifier_options_stop_the_start_with_one_line() {
     assert_one_line_exit_2(&out, "no private key");
 }
 
+/// An expired `--tls-cert` stops the start naming the file and the date,
+/// rather than serving a certificate every client refuses.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_certificate_stops_the_start() {
+    use rcgen::{CertificateParams, KeyPair};
+    let dir = tempfile::tempdir().unwrap();
+    let key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+    params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+    let cert = params.self_signed(&key).unwrap();
+    let cert_path = dir.path().join("expired.pem");
+    let key_path = dir.path().join("key.pem");
+    std::fs::write(&cert_path, cert.pem()).unwrap();
+    std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    let out = refused(&[
+        "--services",
+        "verify",
+        "--tls-cert",
+        cert_path.to_str().unwrap(),
+        "--tls-key",
+        key_path.to_str().unwrap(),
+    ])
+    .await;
+    assert_one_line_exit_2(&out, "expired.pem: the certificate expired on");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2021"));
+}
+
 /// `labelpress token` against an HTTPS verifier whose certificate this
 /// machine does not trust (the test CA is in no system store): the TLS
 /// failure is named, with what to check, and exits 4 (docs/exit-codes.md).

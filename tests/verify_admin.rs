@@ -58,6 +58,19 @@ async fn the_dashboard_page_is_served_without_the_admin_token() {
         .to_str()
         .unwrap()
         .starts_with("text/html"));
+    // No origin may frame the page (clickjacking its Ban and Revoke
+    // buttons), re-base its links or post its forms elsewhere.
+    let csp = r.headers()["content-security-policy"].to_str().unwrap();
+    let directives: Vec<&str> = csp.split(';').map(str::trim).collect();
+    for wanted in [
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "default-src 'none'",
+    ] {
+        assert!(directives.contains(&wanted), "{wanted} in {csp}");
+    }
+    assert_eq!(r.headers()["x-frame-options"], "DENY");
     let page = r.text().await.unwrap();
     assert!(page.contains(r#"data-testid="admin-token""#));
     assert!(

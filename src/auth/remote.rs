@@ -1,5 +1,5 @@
 //! A verifier over HTTP or HTTPS (`--verify-url`): `POST {url}/v1/verify` as
-//! part B of the verification spec describes it. Anything that is not a
+//! docs/admin-api.md describes it. Anything that is not a
 //! verdict (connection refused, timeout, 5xx, an unreadable body) is
 //! [`Unavailable`], so the caller falls back on its cache.
 //!

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::option_specs::{find, specific};
-use super::vector::{bearer_extent, vectorize, Vector};
+use super::vector::{vectorize, Bearers, Vector};
 use super::{maxi, Options, Symbol, Symbology};
 
 /// Why a barcode element cannot be drawn: the field at fault (relative to the
@@ -99,9 +99,9 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
         .to_string(),
     );
     let (inner_w, inner_h) = (w - 2.0 * quiet, h - 2.0 * quiet);
-    let (bearer_quiet, top, bottom) = bearer_extent(options);
+    let bearers = Bearers::of(options);
     let (mw, mh) = match symbol {
-        Symbol::Linear { bars } => (bars.len() as f64 + 2.0 * bearer_quiet, 0.0),
+        Symbol::Linear { bars } => (bars.len() as f64 + 2.0 * bearers.side, 0.0),
         Symbol::Matrix { .. } => (
             symbol.width_modules() as f64,
             symbol.height_modules().unwrap_or(1) as f64,
@@ -141,11 +141,11 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
                 "the human-readable text leaves no height for the bars".into(),
             ));
         }
-        let bars = text_top / module - top - bottom;
+        let bars = text_top / module - bearers.above() - bearers.below();
         if bars <= 0.0 {
             return Err((
                 Some("options.thickness".into()),
-                "the bearer bars leave no height for the bars".into(),
+                "the bearer bars and their quiet gaps leave no height for the bars".into(),
             ));
         }
         return Ok(Fitted {
@@ -230,19 +230,24 @@ mod tests {
             quiet: 5,
             ..Options::default()
         };
-        let f = fit(&linear(40), &options, &frame(50.0, 20.0)).unwrap();
+        let f = fit(&linear(40), &options, &frame(50.0, 30.0)).unwrap();
         assert_eq!(
             f.module, 1.0,
             "40 bars and 2 x 5 light modules across 50 mm"
         );
-        assert_eq!(f.vector.height, 20.0);
+        assert_eq!(f.vector.height, 30.0);
         assert!(
             f.vector.rects.contains(&[0.0, 0.0, 50.0, 2.0]),
             "top bearer bar"
         );
         assert!(
-            f.vector.rects.contains(&[0.0, 18.0, 50.0, 2.0]),
+            f.vector.rects.contains(&[0.0, 28.0, 50.0, 2.0]),
             "bottom bearer bar"
+        );
+        let bars: Vec<_> = f.vector.rects.iter().filter(|r| r[2] < 50.0).collect();
+        assert!(
+            bars.iter().all(|r| r[1] == 7.0 && r[3] == 16.0),
+            "bars 5 mm clear of each bearer bar: {bars:?}"
         );
     }
 

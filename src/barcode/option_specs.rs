@@ -2,7 +2,7 @@
 //! takes and its default. It is the one description of them: the barcode
 //! service's and a barcode element's option parsing ([`super::Options`])
 //! reads ranges from it, and runtime-config publishes it as is, so the
-//! published ranges are the enforced ones (docs/barcodes.md).
+//! published ranges are the enforced ones (docs/http-api.md, "Barcode service").
 
 use serde::Serialize;
 
@@ -269,7 +269,7 @@ const LINEAR: &[OptionSpec] = &[
         "quiet",
         integer(0, MAX_MARGIN as i64),
         DefaultValue::Integer(10),
-        "light zone inside the bearer bars on each side, in modules",
+        "light modules between the bars and each bearer bar, and before and after the bars",
     ),
 ];
 

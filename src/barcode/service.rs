@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use axum::extract::{RawPathParams, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -204,27 +204,27 @@ impl BarcodeRequest {
     }
 }
 
-/// The route's two segments, raw.
-fn segments<'a>(params: &'a RawPathParams) -> (&'a str, &'a str) {
-    let mut symbology = "";
-    let mut content = "";
-    for (key, value) in params.iter() {
-        match key {
-            "symbology" => symbology = value,
-            "content" => content = value,
-            _ => {}
-        }
-    }
-    (symbology, content)
+/// The route's two segments exactly as they came on the wire, still
+/// percent-encoded: `/barcode/{symbology}/{content}`, or an empty content
+/// for `/barcode/{symbology}/` and `/barcode/{symbology}`.
+///
+/// Read from the URI, not from axum's path parameters: those are already
+/// percent-decoded, and decoding the content a second time in
+/// [`BarcodeRequest::parse`] turned `50%25` into an invalid escape and
+/// `%2520` into a space. Invariant: each segment is decoded exactly once.
+fn raw_segments(uri: &Uri) -> (&str, &str) {
+    let path = uri.path();
+    let rest = path.strip_prefix("/barcode/").unwrap_or(path);
+    rest.split_once('/').unwrap_or((rest, ""))
 }
 
 async fn barcode(
     State(pool): State<Arc<EncodePool>>,
-    params: RawPathParams,
+    uri: Uri,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, ServiceError> {
-    let (symbology, content) = segments(&params);
+    let (symbology, content) = raw_segments(&uri);
     let request = BarcodeRequest::parse(symbology, content, query.as_deref().unwrap_or(""))?;
     let etag = request.etag();
     let cache = [
@@ -256,11 +256,8 @@ async fn barcode(
 /// `/barcode/{symbology}/` and `/barcode/{symbology}`: the same checks in
 /// the same order, so an unknown symbology is named first, then the empty
 /// content.
-async fn without_content(
-    params: RawPathParams,
-    RawQuery(query): RawQuery,
-) -> Result<Response, ServiceError> {
-    let (symbology, _) = segments(&params);
+async fn without_content(uri: Uri, RawQuery(query): RawQuery) -> Result<Response, ServiceError> {
+    let (symbology, _) = raw_segments(&uri);
     BarcodeRequest::parse(symbology, "", query.as_deref().unwrap_or(""))?;
     Err(BarcodeError::Empty.into())
 }

@@ -26,21 +26,55 @@ pub struct Vector {
     pub bullseye: Option<(f64, f64)>,
 }
 
-/// The bearer bars of a 1-D symbol, in modules: (light zone on each side,
-/// top bar, bottom bar); zeros without bearer bars.
-pub fn bearer_extent(options: &Options) -> (f64, f64, f64) {
-    let Some(bearer) = options.bearer else {
-        return (0.0, 0.0, 0.0);
-    };
-    let thickness = f64::from(match options.thickness {
-        0 => DEFAULT_BEARER_THICKNESS,
-        t => t,
-    });
-    (
-        f64::from(options.quiet),
-        if bearer.top() { thickness } else { 0.0 },
-        if bearer.bottom() { thickness } else { 0.0 },
-    )
+/// The bearer bars of a 1-D symbol and the light space they keep, in
+/// modules; all zeros without bearer bars. `quiet` is the gap between the
+/// bars and each bearer bar (above and below), and also the light zone
+/// before and after the bars, which the bearer bars span.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Bearers {
+    /// Light zone before and after the bars.
+    pub side: f64,
+    /// Thickness of the top and bottom bearer bar; 0 where there is none.
+    pub top: f64,
+    pub bottom: f64,
+    /// Light space between the bars and each bearer bar that is drawn.
+    pub gap: f64,
+}
+
+impl Bearers {
+    pub fn of(options: &Options) -> Bearers {
+        let Some(bearer) = options.bearer else {
+            return Bearers::default();
+        };
+        let thickness = f64::from(match options.thickness {
+            0 => DEFAULT_BEARER_THICKNESS,
+            t => t,
+        });
+        Bearers {
+            side: f64::from(options.quiet),
+            top: if bearer.top() { thickness } else { 0.0 },
+            bottom: if bearer.bottom() { thickness } else { 0.0 },
+            gap: f64::from(options.quiet),
+        }
+    }
+
+    /// Height above the bars: the top bearer bar and its gap.
+    pub fn above(&self) -> f64 {
+        if self.top > 0.0 {
+            self.top + self.gap
+        } else {
+            0.0
+        }
+    }
+
+    /// Height below the bars: the gap and the bottom bearer bar.
+    pub fn below(&self) -> f64 {
+        if self.bottom > 0.0 {
+            self.bottom + self.gap
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The symbol's geometry; `bar_height` (modules) is the height of 1-D bars,
@@ -48,22 +82,24 @@ pub fn bearer_extent(options: &Options) -> (f64, f64, f64) {
 pub fn vectorize(symbol: &Symbol, options: &Options, bar_height: f64) -> Vector {
     match symbol {
         Symbol::Linear { bars } => {
-            let (quiet, top, bottom) = bearer_extent(options);
-            let width = bars.len() as f64 + 2.0 * quiet;
+            let b = Bearers::of(options);
+            let width = bars.len() as f64 + 2.0 * b.side;
+            let bars_top = b.above();
             let mut rects: Vec<[f64; 4]> = symbol
                 .dark_runs()
                 .into_iter()
-                .map(|r| [quiet + r.x as f64, top, r.w as f64, bar_height])
+                .map(|r| [b.side + r.x as f64, bars_top, r.w as f64, bar_height])
                 .collect();
-            if top > 0.0 {
-                rects.push([0.0, 0.0, width, top]);
+            if b.top > 0.0 {
+                rects.push([0.0, 0.0, width, b.top]);
             }
-            if bottom > 0.0 {
-                rects.push([0.0, top + bar_height, width, bottom]);
+            let height = bars_top + bar_height + b.below();
+            if b.bottom > 0.0 {
+                rects.push([0.0, height - b.bottom, width, b.bottom]);
             }
             Vector {
                 width,
-                height: top + bar_height + bottom,
+                height,
                 rects,
                 hexagons: Vec::new(),
                 bullseye: None,
@@ -210,7 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn bearer_bars_frame_the_bars_and_their_light_zones() {
+    fn bearer_bars_keep_quiet_modules_of_light_from_the_bars() {
         let options = Options {
             bearer: Some(Bearer::TopBottom),
             thickness: 3,
@@ -218,14 +254,28 @@ mod tests {
             ..Options::default()
         };
         let v = vectorize(&linear(), &options, 10.0);
-        assert_eq!((v.width, v.height), (14.0, 16.0));
+        assert_eq!((v.width, v.height), (14.0, 3.0 + 5.0 + 10.0 + 5.0 + 3.0));
         assert_eq!(
             v.rects[0],
-            [5.0, 3.0, 1.0, 10.0],
-            "bars inside the light zone"
+            [5.0, 8.0, 1.0, 10.0],
+            "bars inside the light zone, quiet modules below the top bar"
         );
         assert!(v.rects.contains(&[0.0, 0.0, 14.0, 3.0]), "top bar");
-        assert!(v.rects.contains(&[0.0, 13.0, 14.0, 3.0]), "bottom bar");
+        assert!(v.rects.contains(&[0.0, 23.0, 14.0, 3.0]), "bottom bar");
+    }
+
+    #[test]
+    fn one_bearer_bar_keeps_its_gap_on_its_side_only() {
+        let options = Options {
+            bearer: Some(Bearer::BottomOnly),
+            thickness: 2,
+            quiet: 4,
+            ..Options::default()
+        };
+        let v = vectorize(&linear(), &options, 10.0);
+        assert_eq!(v.height, 10.0 + 4.0 + 2.0);
+        assert_eq!(v.rects[0], [4.0, 0.0, 1.0, 10.0], "bars start at the top");
+        assert!(v.rects.contains(&[0.0, 14.0, 12.0, 2.0]), "bottom bar");
     }
 
     #[test]
@@ -234,7 +284,10 @@ mod tests {
             bearer: Some(Bearer::TopOnly),
             ..Options::default()
         };
-        let (_, top, bottom) = bearer_extent(&options);
-        assert_eq!((top, bottom), (f64::from(DEFAULT_BEARER_THICKNESS), 0.0));
+        let b = Bearers::of(&options);
+        assert_eq!(
+            (b.top, b.bottom),
+            (f64::from(DEFAULT_BEARER_THICKNESS), 0.0)
+        );
     }
 }

@@ -12,7 +12,7 @@ pub enum Exit {
     /// The command did what was asked.
     Success = 0,
     /// The input was refused: `check`/`render` found the request invalid
-    /// (its API-001..API-005 body is printed), `barcode` its content or
+    /// (its API-001 or API-002 body is printed), `barcode` its content or
     /// options, or the admin API refused a `token` command (4xx: the admin
     /// token, an unknown id, a bad value).
     Refused = 1,

@@ -60,6 +60,10 @@ pub struct Published {
     /// Read-only: symbologies (`format` of a barcode element, the barcode
     /// service's path) and their options.
     pub barcodes: BarcodeCatalog,
+    /// Read-only: what each numeric setting of `defaults` and `limits` may
+    /// be set to (`--config`, `LABELPRESS_<SECTION>__<KEY>`); a value
+    /// outside its range stops the start.
+    pub ranges: super::ranges::PublishedRanges,
 }
 
 /// `fonts`: the configured fallback order and the families this node has.
@@ -87,6 +91,7 @@ impl Published {
             page_sizes: PAGE_PRESETS,
             profiles: Profile::catalogue(),
             barcodes: BarcodeCatalog::new(),
+            ranges: super::ranges::published(),
         }
     }
 }

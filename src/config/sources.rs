@@ -21,7 +21,13 @@ const SEPARATOR: &str = "__";
 
 /// Keys runtime-config publishes but nobody sets: catalogs of what this
 /// build and node support (section, or section.key).
-pub const READ_ONLY_KEYS: &[&str] = &["page_sizes", "profiles", "barcodes", "fonts.families"];
+pub const READ_ONLY_KEYS: &[&str] = &[
+    "page_sizes",
+    "profiles",
+    "barcodes",
+    "ranges",
+    "fonts.families",
+];
 
 /// Why no configuration could be built; the start stops (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +44,11 @@ impl RuntimeConfig {
     /// Reads TOML override text; fields it leaves out keep their defaults.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let table = parse_toml("TOML", text)?;
-        settings(table).map_err(|message| toml_error("TOML", message))
+        let config = settings(table).map_err(|message| toml_error("TOML", message))?;
+        config
+            .check_consistency()
+            .map_err(|e| toml_error("TOML", e.to_string()))?;
+        Ok(config)
     }
 
     /// The built-in defaults, overridden by `file` (TOML) if given, then by
@@ -76,7 +86,16 @@ impl RuntimeConfig {
             let text = value
                 .to_str()
                 .ok_or_else(|| fail("the value is not UTF-8".into()))?;
-            let typed = typed_value(template_value, text).map_err(fail)?;
+            let typed =
+                typed_value(template_value, text).map_err(|message| match super::ranges::RANGES
+                    .iter()
+                    .find(|k| k.section == section && k.key == key)
+                {
+                    Some(k) if message.ends_with("is out of range") => {
+                        fail(format!("{message}: {}", k.range))
+                    }
+                    _ => fail(message),
+                })?;
             let section_table = table
                 .entry(section.clone())
                 .or_insert_with(|| Value::Table(Table::new()));
@@ -89,7 +108,11 @@ impl RuntimeConfig {
             // Checked as each variable is added, so an error names it.
             settings(table.clone()).map_err(fail)?;
         }
-        settings(table).map_err(|message| toml_error("configuration", message))
+        let config = settings(table).map_err(|message| toml_error("configuration", message))?;
+        config
+            .check_consistency()
+            .map_err(|e| toml_error("configuration", e.to_string()))?;
+        Ok(config)
     }
 }
 
@@ -153,10 +176,14 @@ fn typed_value(template: &Value, text: &str) -> Result<Value, String> {
     let trimmed = text.trim();
     match template {
         Value::String(_) => Ok(Value::String(text.to_string())),
-        Value::Integer(_) => trimmed
-            .parse::<i64>()
-            .map(Value::Integer)
-            .map_err(|_| format!("`{text}` is not an integer")),
+        Value::Integer(_) => match trimmed.parse::<i64>() {
+            Ok(n) => Ok(Value::Integer(n)),
+            // A whole number, only too large for any setting (2^64 - 1).
+            Err(_) if trimmed.parse::<i128>().is_ok() || is_digits(trimmed) => {
+                Err(format!("`{text}` is out of range"))
+            }
+            Err(_) => Err(format!("`{text}` is not an integer")),
+        },
         Value::Float(_) => match trimmed.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(Value::Float(n)),
             _ => Err(format!("`{text}` is not a number")),
@@ -177,6 +204,12 @@ fn typed_value(template: &Value, text: &str) -> Result<Value, String> {
             .map(Value::Array),
         _ => Err("this key cannot be set from the environment".into()),
     }
+}
+
+/// An optional sign and at least one ASCII digit, nothing else.
+fn is_digits(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Parses TOML text and refuses the read-only keys in it.
@@ -201,7 +234,9 @@ fn parse_toml(origin: &str, text: &str) -> Result<Table, ConfigError> {
 
 /// The settings a table holds, on the built-in defaults; the error on one line.
 fn settings(table: Table) -> Result<RuntimeConfig, String> {
-    RuntimeConfig::deserialize(table).map_err(|e| one_line(&e.to_string()))
+    let config = RuntimeConfig::deserialize(table).map_err(|e| one_line(&e.to_string()))?;
+    config.check_each_key().map_err(|e| e.to_string())?;
+    Ok(config)
 }
 
 fn one_line(message: &str) -> String {
@@ -351,6 +386,119 @@ mod tests {
             assert!(message.contains(expected), "{variable}={value}: {message}");
             assert!(!message.contains('\n'), "one line: {message}");
         }
+    }
+
+    /// Issue 28's hostile configuration: values that aborted the start,
+    /// made every request fail, or were silently replaced. Each stops the
+    /// start naming the variable, the key, its value and its range.
+    #[test]
+    fn values_outside_their_ranges_are_refused_naming_the_range() {
+        let cases = [
+            ("LIMITS__RENDER_CONCURRENCY", "100000", "0 to 128"),
+            ("LIMITS__RENDER_CONCURRENCY", "2000", "0 to 128"),
+            ("LIMITS__RENDER_WORKER_MEMORY_MB", "1", "1024 to"),
+            (
+                "LIMITS__RENDER_WORKER_MEMORY_MB",
+                "400",
+                "or 0 to turn it off",
+            ),
+            ("LIMITS__RENDER_WORKER_MEMORY_MB", "600", "1024 to"),
+            ("LIMITS__RENDER_DEADLINE_MS", "0", "100 to"),
+            ("LIMITS__BODY_BYTES", "0", "1024 to"),
+            ("LIMITS__PNG_DPI_MAX", "0", "72 to"),
+            ("LIMITS__PNG_DPI_MAX", "71", "72 to"),
+            ("DEFAULTS__PNG_DPI", "0", "72 to"),
+            ("LIMITS__PAGE_SIDE_MM", "-1", "1 to 5080"),
+            ("LIMITS__PAGE_SIDE_MM", "1e308", "1 to 5080"),
+            ("DEFAULTS__FONT_SIZE", "1e308", "1 to 1000"),
+            ("DEFAULTS__FONT_SIZE", "-1", "1 to 1000"),
+            ("DEFAULTS__FONT_SIZE", "0", "1 to 1000"),
+            ("LIMITS__BARCODE_MODULE_MIN_MM", "-1", "0.001 to 1"),
+            ("LIMITS__RATE_LIMIT_PER_SECOND", "0", "1 to"),
+            ("LIMITS__RATE_LIMIT_BURST", "0", "1 to"),
+            ("LIMITS__MAX_CONNECTIONS", "0", "1 to"),
+            ("LIMITS__LEDGER_CONNECTIONS", "0", "1 to 1000"),
+            ("LIMITS__VERIFY_TIMEOUT_MS", "0", "100 to"),
+            ("LIMITS__BARCODE_QUEUE", "0", "1 to"),
+            (
+                "LIMITS__BODY_BYTES",
+                "18446744073709551615",
+                "out of range: 1024 to",
+            ),
+        ];
+        for (name, value, range) in cases {
+            let variable = format!("LABELPRESS_{name}");
+            let error = load(None, &[(&variable, value)]).unwrap_err();
+            let message = error.to_string();
+            assert!(
+                matches!(&error, ConfigError::Variable { variable: v, .. } if *v == variable),
+                "{variable}={value}: {message}"
+            );
+            let key = name.to_ascii_lowercase().replace("__", ".");
+            assert!(
+                message.contains(&key) || message.contains(value),
+                "{variable}={value} names the key or value: {message}"
+            );
+            assert!(message.contains("out of range"), "{message}");
+            assert!(message.contains(range), "{variable}={value}: {message}");
+        }
+        for colour in ["red", "#12", "", "#GGGGGG"] {
+            let message = load(None, &[("LABELPRESS_DEFAULTS__TEXT_COLOR", colour)])
+                .unwrap_err()
+                .to_string();
+            assert!(message.contains("not a colour"), "{colour:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn the_file_is_held_to_the_same_ranges_and_rules() {
+        let message = load(
+            Some(
+                "[limits]
+render_deadline_ms = 0
+",
+            ),
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.contains("limits.render_deadline_ms = 0 is out of range: 100 to 3600000"),
+            "{message}"
+        );
+        let message = RuntimeConfig::from_toml(
+            "[defaults]
+font_size = -1.0
+",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(message.contains("defaults.font_size = -1"), "{message}");
+        // A rule across keys is checked once every layer is in: the file's
+        // dpi cap and the variable's default dpi together.
+        let message = load(
+            Some(
+                "[limits]
+png_dpi_max = 300
+",
+            ),
+            &[("LABELPRESS_DEFAULTS__PNG_DPI", "600")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.contains("defaults.png_dpi = 600 is above limits.png_dpi_max = 300"),
+            "{message}"
+        );
+        let both = load(
+            None,
+            &[
+                ("LABELPRESS_DEFAULTS__PNG_DPI", "1500"),
+                ("LABELPRESS_LIMITS__PNG_DPI_MAX", "2400"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(both.defaults.png_dpi, 1500.0);
     }
 
     #[test]

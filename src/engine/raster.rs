@@ -261,7 +261,12 @@ impl Image {
 /// The download name of a PNG: the PDF's name with `.png`, and the sheet
 /// number when the document has more than one (`label-2.png`).
 pub fn file_name(pdf_name: &str, sheet: usize, sheets: usize) -> String {
-    let stem = pdf_name.strip_suffix(".pdf").unwrap_or(pdf_name);
+    // The PDF's name keeps a `.pdf` in any case (`X.PDF`): drop it the same way.
+    let cut = pdf_name.len().saturating_sub(4);
+    let stem = match pdf_name.get(cut..) {
+        Some(ext) if ext.eq_ignore_ascii_case(".pdf") => &pdf_name[..cut],
+        _ => pdf_name,
+    };
     if sheets > 1 {
         format!("{stem}-{sheet}.png")
     } else {
@@ -272,6 +277,15 @@ pub fn file_name(pdf_name: &str, sheet: usize, sheets: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_png_takes_the_pdf_name_without_its_extension_in_any_case() {
+        assert_eq!(file_name("label.pdf", 1, 1), "label.png");
+        assert_eq!(file_name("X.PDF", 1, 1), "X.png");
+        assert_eq!(file_name("Inv.Pdf", 2, 3), "Inv-2.png");
+        assert_eq!(file_name("pdf", 1, 1), "pdf.png");
+        assert_eq!(file_name("é.pdf", 1, 1), "é.png");
+    }
 
     #[test]
     fn transparent_pixels_become_white_and_opaque_ones_keep_their_colour() {

@@ -1,28 +1,38 @@
 //! `POST /api/v1/label/check`: validates a DocumentRequest as the render
 //! route would and answers what `labelpress check` says, as JSON
-//! ([`CheckReport`]): whether it renders, on how many sheets, and its
+//! ([`CheckReport`](crate::warnings::CheckReport)): whether it renders, on how many sheets, and its
 //! warnings, or its violations. Authenticated like the render route but
 //! never charged: the unit authentication reserves goes back at once.
 //! The same body checks (413, 415); a body that is not JSON or breaks a
 //! rule is a 200 with `valid: false`, since saying so is this route's job.
-//! Validation runs on a render thread (the render pool's queue and
-//! deadline apply, 503 past them), in this process: no worker is needed,
-//! nothing is compiled.
+//!
+//! A check of a large document costs what its render's validation and
+//! layout cost (seconds for a million table cells), so it is bounded like
+//! a render and may never crowd renders out:
+//! - it runs in a render thread's worker process, under the render
+//!   deadline (503 past it, the worker stopped) and the worker's memory cap;
+//! - at most [`Limits::check_slots`](crate::config::Limits::check_slots)
+//!   checks run at once (one less than the render slots), so renders always
+//!   keep a render thread; a check waits for its turn until its deadline;
+//! - it counts against the token's rate limit like a render.
+
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::render::{client_address, read_body};
+use super::pool::PoolError;
+use super::render::{client_address, failure, read_body};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
-use crate::warnings::CheckReport;
 
 pub async fn label_check(State(state): State<AppState>, request: Request) -> Response {
     let started = Instant::now();
-    let (Some(engine), Some(auth)) = (state.engine.clone(), state.auth.clone()) else {
+    let (Some(renderer), Some(auth)) = (state.renderer.clone(), state.auth.clone()) else {
         return ApiError::NotFound.into_response();
     };
     let grant = match auth
@@ -41,14 +51,22 @@ pub async fn label_check(State(state): State<AppState>, request: Request) -> Res
     let answer = async {
         let body = read_body(&state, request).await?;
         let pool = &state.pool;
+        let retry_after_s = pool.retry_after_s();
+        let deadline = started + pool.deadline();
+        let _turn = check_turn(&state.checks, deadline)
+            .await
+            .map_err(|e| e.into_api(retry_after_s))?;
+        let std_deadline = deadline.into_std();
         pool.run_with_reply(started, move |reply| {
-            let report = CheckReport::of(&engine.validate(&body));
+            let report = renderer.check(&body, std_deadline);
             if reply.claim() {
                 reply.send(report);
             }
+            renderer.prepare();
         })
         .await
-        .map_err(|e| e.into_api(pool.retry_after_s()))
+        .map_err(|e| e.into_api(retry_after_s))?
+        .map_err(|e| failure(e, retry_after_s))
     };
     let mut response = match answer.await {
         Ok(report) => {
@@ -59,4 +77,16 @@ pub async fn label_check(State(state): State<AppState>, request: Request) -> Res
     };
     response.extensions_mut().insert(info);
     response
+}
+
+/// One of the check slots, waited for until `deadline`.
+async fn check_turn(
+    checks: &Arc<Semaphore>,
+    deadline: Instant,
+) -> Result<tokio::sync::OwnedSemaphorePermit, PoolError> {
+    match tokio::time::timeout_at(deadline, checks.clone().acquire_owned()).await {
+        Ok(Ok(permit)) => Ok(permit),
+        // The semaphore is never closed; a timeout is the deadline.
+        _ => Err(PoolError::Deadline { started: false }),
+    }
 }

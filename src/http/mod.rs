@@ -233,12 +233,14 @@ impl Node {
         } else {
             (None, None)
         };
+        let checks = Arc::new(tokio::sync::Semaphore::new(config.limits.check_slots()));
         let state = AppState {
             config: Arc::new(config),
             engine,
             renderer,
             auth,
             pool,
+            checks,
             metrics,
             ready: Arc::new(AtomicBool::new(true)),
             verifier: mode,

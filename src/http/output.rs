@@ -1,6 +1,6 @@
 //! What the render route answers with: the query's `format`, else the
 //! `Accept` header, picks PDF or PNG; the query (`dpi`, `sheet`, `mono`)
-//! shapes a PNG (docs/http-api.md, "PNG").
+//! shapes a PNG (docs/http-api.md, "PNG output").
 //!
 //! Invariants: an explicit `format` wins over `Accept` (a generated client
 //! chooses the output with a parameter, not a header); without it, an

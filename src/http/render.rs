@@ -230,15 +230,27 @@ async fn produce(
     })
 }
 
-/// The answer to a render that gave no PDF.
-fn failure(e: RenderFailure, retry_after_s: u64) -> ApiError {
+/// The answer to a render (or a check) that gave no document.
+pub(super) fn failure(e: RenderFailure, retry_after_s: u64) -> ApiError {
     match e {
         RenderFailure::Render(e) => e.into(),
         RenderFailure::Worker(WorkerError::Deadline) => {
             PoolError::Deadline { started: true }.into_api(retry_after_s)
         }
         RenderFailure::Worker(e @ WorkerError::Died(_)) => ApiError::Render(e.to_string()),
-        RenderFailure::Worker(e @ WorkerError::Start(_)) => ApiError::Internal(e.to_string()),
+        // The document, not the server: it will not render on this
+        // deployment as it is, so a 4xx that says why (never a 500).
+        RenderFailure::Worker(e @ WorkerError::OutOfMemory { .. }) => {
+            ApiError::Validation(vec![crate::validate::Violation {
+                path: String::new(),
+                message: e.to_string(),
+            }])
+        }
+        // A fresh worker that also died before taking the job: the machine,
+        // not the request (an idle worker found dead is replaced silently).
+        RenderFailure::Worker(e @ (WorkerError::Start(_) | WorkerError::Gone(_))) => {
+            ApiError::Internal(e.to_string())
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use tokio::sync::Semaphore;
+
 use super::metrics::Metrics;
 use super::pool::RenderPool;
 use crate::auth::Auth;
@@ -27,6 +29,9 @@ pub struct AppState {
     pub renderer: Option<Renderer>,
     pub auth: Option<Arc<Auth>>,
     pub pool: Arc<RenderPool>,
+    /// Turns of the check route: [`crate::config::Limits::check_slots`],
+    /// so that checks never hold every render thread.
+    pub checks: Arc<Semaphore>,
     pub metrics: Arc<Metrics>,
     /// True from the moment the stores are open until shutdown begins.
     pub ready: Arc<AtomicBool>,

@@ -39,6 +39,10 @@ pub enum TlsError {
         path.display()
     )]
     NoPrivateKey { path: PathBuf },
+    #[error("{}: the certificate expired on {not_after}; renew it", path.display())]
+    Expired { path: PathBuf, not_after: String },
+    #[error("{}: the certificate is not valid before {not_before}; check the certificate and this machine's clock", path.display())]
+    NotYetValid { path: PathBuf, not_before: String },
     #[error("{}: the private key does not match the certificate in {}", key.display(), cert.display())]
     KeyMismatch { cert: PathBuf, key: PathBuf },
     /// rustls refused the pair otherwise (an unsupported key type, a
@@ -55,6 +59,9 @@ pub enum TlsError {
 /// files list it) and the private key in `key`.
 pub fn acceptor(cert: &Path, key: &Path) -> Result<TlsAcceptor, TlsError> {
     let chain = certificates(cert)?;
+    if let Some(leaf) = chain.first() {
+        in_validity(cert, leaf)?;
+    }
     let private_key = private_key(key)?;
     let unusable = |e: rustls::Error| match e {
         rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch) => {
@@ -78,6 +85,111 @@ pub fn acceptor(cert: &Path, key: &Path) -> Result<TlsAcceptor, TlsError> {
         .map_err(unusable)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// The leaf certificate is within its validity dates: every client would
+/// refuse an expired one, so a server must not start quietly with it. A
+/// certificate whose dates cannot be read is left to rustls to judge.
+fn in_validity(path: &Path, leaf: &CertificateDer<'_>) -> Result<(), TlsError> {
+    let Some((not_before, not_after)) = validity::of(leaf.as_ref()) else {
+        return Ok(());
+    };
+    let now = time::OffsetDateTime::now_utc();
+    if not_after < now {
+        return Err(TlsError::Expired {
+            path: path.to_path_buf(),
+            not_after: validity::show(not_after),
+        });
+    }
+    if not_before > now {
+        return Err(TlsError::NotYetValid {
+            path: path.to_path_buf(),
+            not_before: validity::show(not_before),
+        });
+    }
+    Ok(())
+}
+
+/// The validity dates of an X.509 certificate (RFC 5280 4.1.2.5), read
+/// from its DER by hand: the one field needed, where x509-parser would
+/// change the feature set of `syn` for the whole build (a full rebuild of
+/// typst).
+mod validity {
+    use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
+
+    /// (tag, contents, rest) of the DER element at the start of `der`.
+    fn element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+        let (&tag, rest) = der.split_first()?;
+        let (&first, rest) = rest.split_first()?;
+        let (len, rest) = if first < 0x80 {
+            (usize::from(first), rest)
+        } else {
+            let n = usize::from(first & 0x7f);
+            if n == 0 || n > 4 || rest.len() < n {
+                return None;
+            }
+            let len = rest[..n]
+                .iter()
+                .fold(0usize, |acc, &b| acc << 8 | usize::from(b));
+            (len, &rest[n..])
+        };
+        (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
+    }
+
+    const SEQUENCE: u8 = 0x30;
+    const VERSION: u8 = 0xa0;
+    const UTC_TIME: u8 = 0x17;
+    const GENERALIZED_TIME: u8 = 0x18;
+
+    /// (notBefore, notAfter) of a DER certificate.
+    pub fn of(der: &[u8]) -> Option<(OffsetDateTime, OffsetDateTime)> {
+        let (SEQUENCE, certificate, _) = element(der)? else {
+            return None;
+        };
+        let (SEQUENCE, tbs, _) = element(certificate)? else {
+            return None;
+        };
+        // [0] version (optional), serialNumber, signature, issuer, validity.
+        let (tag, _, after) = element(tbs)?;
+        let after_serial = if tag == VERSION {
+            element(after)?.2
+        } else {
+            after
+        };
+        let (_, _, after_signature) = element(after_serial)?;
+        let (_, _, after_issuer) = element(after_signature)?;
+        let (SEQUENCE, validity, _) = element(after_issuer)? else {
+            return None;
+        };
+        let (before_tag, before, rest) = element(validity)?;
+        let (after_tag, after, _) = element(rest)?;
+        Some((time(before_tag, before)?, time(after_tag, after)?))
+    }
+
+    /// UTCTime `YYMMDDHHMMSSZ` (years 1950-2049) or GeneralizedTime
+    /// `YYYYMMDDHHMMSSZ`, as RFC 5280 requires them (UTC, seconds).
+    fn time(tag: u8, text: &[u8]) -> Option<OffsetDateTime> {
+        let text = std::str::from_utf8(text).ok()?.strip_suffix('Z')?;
+        let (year, rest) = match tag {
+            UTC_TIME if text.len() == 12 => {
+                let yy: i32 = text.get(..2)?.parse().ok()?;
+                (if yy < 50 { 2000 + yy } else { 1900 + yy }, &text[2..])
+            }
+            GENERALIZED_TIME if text.len() == 14 => (text.get(..4)?.parse().ok()?, &text[4..]),
+            _ => return None,
+        };
+        let two = |i: usize| rest.get(i..i + 2)?.parse::<u8>().ok();
+        let date = Date::from_calendar_date(year, Month::try_from(two(0)?).ok()?, two(2)?).ok()?;
+        let time = Time::from_hms(two(4)?, two(6)?, two(8)?).ok()?;
+        Some(PrimitiveDateTime::new(date, time).assume_utc())
+    }
+
+    /// `2021-01-01 00:00:00 UTC`.
+    pub fn show(at: OffsetDateTime) -> String {
+        let format =
+            time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second] UTC");
+        at.format(&format).unwrap_or_else(|_| at.to_string())
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -175,6 +287,51 @@ mod tests {
         // One file holding both serves as either.
         let both = write(dir.path(), "both.pem", &format!("{key}{cert}"));
         assert!(super::acceptor(&both, &both).is_ok());
+    }
+
+    /// The dates read from DER are the ones the certificate was made with:
+    /// UTCTime up to 2049, GeneralizedTime from 2050 (RFC 5280).
+    #[test]
+    fn validity_dates_are_read_from_the_der() {
+        let key = rcgen::KeyPair::generate().unwrap();
+        for (from, until) in [((2020, 1, 2), (2021, 3, 4)), ((1999, 12, 31), (2051, 6, 7))] {
+            let mut params = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap();
+            params.not_before = rcgen::date_time_ymd(from.0, from.1, from.2);
+            params.not_after = rcgen::date_time_ymd(until.0, until.1, until.2);
+            let cert = params.self_signed(&key).unwrap();
+            let (not_before, not_after) = validity::of(cert.der()).unwrap();
+            assert_eq!(not_before, params.not_before);
+            assert_eq!(not_after, params.not_after);
+        }
+        assert_eq!(validity::of(b"\x30\x03\x30\x01"), None, "truncated");
+        assert_eq!(validity::of(&[]), None);
+    }
+
+    #[test]
+    fn an_expired_or_future_certificate_is_refused_naming_the_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let key_path = write(dir.path(), "key.pem", &key.serialize_pem());
+        for (from, until, wanted) in [
+            (
+                2019,
+                2021,
+                "the certificate expired on 2021-01-01 00:00:00 UTC",
+            ),
+            (2200, 2201, "not valid before 2200-01-01 00:00:00 UTC"),
+        ] {
+            let mut params = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap();
+            params.not_before = rcgen::date_time_ymd(from, 1, 1);
+            params.not_after = rcgen::date_time_ymd(until, 1, 1);
+            let cert = params.self_signed(&key).unwrap();
+            let cert_path = write(dir.path(), "cert.pem", &cert.pem());
+            let message = refused(&cert_path, &key_path).to_string();
+            assert!(message.contains(wanted), "{message}");
+            assert!(
+                message.starts_with(&cert_path.display().to_string()),
+                "{message}"
+            );
+        }
     }
 
     fn refused(cert: &Path, key: &Path) -> TlsError {

@@ -176,6 +176,8 @@ struct CellStyle {
     offset: (f64, f64),
     fill: Option<ResolvedFill>,
     sides: [Side; 4],
+    /// The highest style level's `text.link`: makes the cell a link.
+    link: Option<LinkSpec>,
 }
 
 /// Lays a (validated) table out; `left` is its page x in mm.
@@ -528,8 +530,8 @@ type StyledRuns = (Arc<CellStyle>, Option<Vec<Run>>);
 
 /// Resolves style layers (lowest first) into a cell style: text over
 /// `settings.defaults.text`, the last padding and offsets given, fills merged
-/// with the alternate fill between zone and column, each side from the
-/// highest layer that sets it.
+/// over `settings.defaults.fill` with the alternate fill between zone and
+/// column, each side from the highest layer that sets it.
 fn resolve_cell_style(
     layers: &[(u8, &TableCellStyle)],
     alternate: Option<&FillStyle>,
@@ -538,7 +540,8 @@ fn resolve_cell_style(
     let defaults_text = env.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let mut text_layers: Vec<Option<&TextStyle>> = vec![defaults_text];
     text_layers.extend(layers.iter().map(|(_, s)| s.text.as_ref()));
-    let text = resolve_text(&merge_text(&text_layers), env.sys);
+    let merged_text = merge_text(&text_layers);
+    let text = resolve_text(&merged_text, env.sys);
     let padding = layers
         .iter()
         .rev()
@@ -559,7 +562,9 @@ fn resolve_cell_style(
             .find_map(|(_, s)| s.content_offset_y)
             .unwrap_or(0.0),
     );
-    let mut fill: Option<FillStyle> = None;
+    // `settings.defaults.fill` is the lowest layer, as `settings.defaults`
+    // is of every other cell style field (spec, "Priorities").
+    let mut fill: Option<FillStyle> = env.settings.defaults.as_ref().and_then(|d| d.fill.clone());
     let mut alternate = alternate;
     for (level, s) in layers {
         if *level >= 3 {
@@ -592,6 +597,7 @@ fn resolve_cell_style(
     };
     CellStyle {
         text,
+        link: merged_text.link,
         padding,
         offset,
         fill: resolve_fill(fill.as_ref()),
@@ -632,7 +638,9 @@ fn cell_box(
             padding: cell_style.padding,
             offset: cell_style.offset,
         },
-        link: p.link.cloned(),
+        // The cell's own `link` wins over a style's (validation refuses
+        // both on one cell object).
+        link: p.link.or(cell_style.link.as_ref()).cloned(),
     }
 }
 /// Row heights: the tallest single-row cell (text, padding and a downward

@@ -61,11 +61,19 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
         string(&b.content.replace(char::is_control, " "))
     );
     if let Some((style, text)) = &barcode.text {
+        let mut body = ctx.text_body(text, style);
+        // A link in `hrt.style` covers the text's box (validation refuses
+        // it together with the element's own link, which covers it all).
+        let mut pad = 0.0;
+        if let Some(link) = b.hrt.as_ref().and_then(|h| h.style.as_ref()?.link.as_ref()) {
+            pad = link.padding.unwrap_or(0.0);
+            body = ctx.link_body(link, body);
+        }
         let _ = write!(
             parts,
-            "; place(dx: 0mm, dy: {}, {})",
-            mm(fitted.text_top),
-            ctx.text_body(text, style)
+            "; place(dx: {}, dy: {}, {body})",
+            mm(0.0 - pad),
+            mm(fitted.text_top - pad),
         );
     }
     format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h))

@@ -93,30 +93,8 @@ impl Ctx<'_> {
             unbounded,
         } = placed;
         if let Some(spec) = link {
-            if let Some(alts) = self.link_alts.get_mut(self.sheet.wrapping_sub(1)) {
-                alts.push(spec.alt.clone());
-            }
             let pad = spec.padding.unwrap_or(0.0);
-            let stroke = match &spec.border {
-                Some(b) if b.width.unwrap_or(0.0) > 0.0 => {
-                    let c = b
-                        .color
-                        .as_deref()
-                        .and_then(Rgb::parse)
-                        .unwrap_or(Rgb::BLACK);
-                    format!(
-                        ", stroke: {} + {}",
-                        mm(b.width.unwrap_or(0.0)),
-                        ty::colour(c, 1.0)
-                    )
-                }
-                _ => String::new(),
-            };
-            body = format!(
-                "link({}, box(inset: {}{stroke}, {body}))",
-                self.destination(&spec.target),
-                mm(pad)
-            );
+            body = self.link_body(spec, body);
             x -= pad;
             y -= pad;
         }
@@ -124,6 +102,36 @@ impl Ctx<'_> {
             body = format!("block(width: {}, {body})", mm(UNBOUNDED_WIDTH_MM));
         }
         let _ = writeln!(self.out, "place(dx: {}, dy: {}, {body})", mm(x), mm(y));
+    }
+
+    /// `body` inside the link `spec`, grown by its padding (place it that
+    /// much further up and left). Records the link's `alt` for the sheet
+    /// (`Lowered::link_alts`): every link is placed through here, in order.
+    pub(crate) fn link_body(&mut self, spec: &LinkSpec, body: String) -> String {
+        if let Some(alts) = self.link_alts.get_mut(self.sheet.wrapping_sub(1)) {
+            alts.push(spec.alt.clone());
+        }
+        let pad = spec.padding.unwrap_or(0.0);
+        let stroke = match &spec.border {
+            Some(b) if b.width.unwrap_or(0.0) > 0.0 => {
+                let c = b
+                    .color
+                    .as_deref()
+                    .and_then(Rgb::parse)
+                    .unwrap_or(Rgb::BLACK);
+                format!(
+                    ", stroke: {} + {}",
+                    mm(b.width.unwrap_or(0.0)),
+                    ty::colour(c, 1.0)
+                )
+            }
+            _ => String::new(),
+        };
+        format!(
+            "link({}, box(inset: {}{stroke}, {body}))",
+            self.destination(&spec.target),
+            mm(pad)
+        )
     }
 
     fn destination(&self, target: &LinkTarget) -> String {
@@ -231,7 +239,7 @@ impl Ctx<'_> {
     /// Lines as Typst content (each as the table's cells write theirs),
     /// with a break after every line but the last: a justifying one after a
     /// wrapped line of justified text.
-    fn lines_content(&self, lines: &[Line], justify: bool) -> String {
+    pub(crate) fn lines_content(&self, lines: &[Line], justify: bool) -> String {
         let mut pieces = Vec::new();
         for (i, line) in lines.iter().enumerate() {
             if i > 0 {

@@ -202,15 +202,7 @@ impl Ctx<'_> {
                 let Element::Stack(stack) = element else {
                     return;
                 };
-                let table = &stack.table.spec;
-                let left = frame.origin.0 + table.x;
-                let width = crate::validate::table_width(table).unwrap_or(0.0);
-                let block_frame = Frame {
-                    origin: (frame.origin.0, *top),
-                    table: Some((left, left + width)),
-                    zone: Zone::Block,
-                    ..*frame
-                };
+                let block_frame = frame.block(&stack.table.spec, *top);
                 self.elements(&stack.blocks[*block], &block_frame);
             }
         }

@@ -295,6 +295,22 @@ impl Ctx<'_> {
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
             let align = match text.fitted.align(s.align) {
+                TextAlign::Justify if text.fitted.lines.iter().rev().skip(1).any(|l| l.wrapped) => {
+                    // Wrapped lines stretch to the content box's right edge:
+                    // the cell's lines as one paragraph, as a justified text
+                    // element prints them (`Ctx::text_body`), breaks where
+                    // layout broke them.
+                    let content = self.lines_content(&text.fitted.lines, true);
+                    let _ = writeln!(
+                        groups[group].1,
+                        "place(dx: {}, dy: {}, box(width: {}, {{ set par(justify: true); {content} }}))",
+                        mm(cx),
+                        mm(ly),
+                        mm(cw)
+                    );
+                    continue;
+                }
+                // Nothing wrapped: nothing to stretch, the lines print as left.
                 TextAlign::Justify => TextAlign::Left,
                 a => a,
             };

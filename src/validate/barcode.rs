@@ -43,8 +43,27 @@ impl Validator<'_> {
                 self.colour(&format!("{path}.options.background_color"), c);
             }
         }
-        if let Some(style) = b.hrt.as_ref().and_then(|h| h.style.as_ref()) {
-            self.text_style_values(&format!("{path}.hrt.style"), style);
+        if let Some(hrt) = &b.hrt {
+            if let Some(style) = &hrt.style {
+                self.text_style_values(&format!("{path}.hrt.style"), style);
+                let lpath = format!("{path}.hrt.style.link");
+                self.link_rules(&lpath, style.link.as_ref());
+                // Drawn around the text's box (lower::barcode); a link with
+                // no text to cover, or inside the element's own, would be lost.
+                if style.link.is_some() {
+                    if !hrt.enabled.unwrap_or(false) {
+                        self.push(
+                            lpath,
+                            "a link in `hrt.style` covers the human-readable text: it needs `hrt.enabled`",
+                        );
+                    } else if b.link.is_some() {
+                        self.push(
+                            lpath,
+                            "give the link either on the barcode or in `hrt.style`, not both",
+                        );
+                    }
+                }
+            }
         }
         self.link_rules(&format!("{path}.link"), b.link.as_ref());
         let symbology = match b.format.parse::<Symbology>() {

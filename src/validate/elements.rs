@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
-use crate::ir::{Element, Image, Text};
+use crate::ir::{Element, Image, Rect, Text};
 use crate::layout::fallback::{closest_families, no_glyph_message};
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
@@ -680,9 +680,18 @@ impl Validator<'_> {
         }
     }
 
+    /// The content-box rule at the element's place. A body element's box
+    /// is known here; a stack block's child only across (`x` does not
+    /// depend on the flow): its height on the sheet is checked once the
+    /// flow has placed its block (`Validator::block_children_in_content_box`).
     fn content_box_rules(&mut self, path: &str, element: &Element, frame: &Frame) {
-        let (Some(content), Zone::Body) = (frame.content, frame.zone) else {
+        let Some(content) = frame.content else {
             return;
+        };
+        let across_only = match frame.zone {
+            Zone::Body => false,
+            Zone::Block => true,
+            Zone::Header | Zone::Footer => return,
         };
         if matches!(element, Element::Table(_) | Element::Stack(_)) {
             return;
@@ -690,21 +699,47 @@ impl Validator<'_> {
         let Some(b) = super::element_bounds(element, frame) else {
             return;
         };
-        const EPS: f64 = 1e-6;
-        if b.x < content.x - EPS
-            || b.y < content.y - EPS
-            || b.right() > content.right() + EPS
-            || b.bottom() > content.bottom() + EPS
-        {
-            self.push(
-                path,
+        let out = if across_only {
+            outside_across(&b, &content)
+        } else {
+            outside_across(&b, &content) || outside_down(&b, &content)
+        };
+        if out {
+            let message = if across_only {
                 format!(
-                    "the element ({:.2}, {:.2}, {:.2} x {:.2} mm on the page) exceeds the content box ({:.2}, {:.2}, {:.2} x {:.2} mm)",
-                    b.x, b.y, b.w, b.h, content.x, content.y, content.w, content.h
-                ),
-            );
+                    "the element ({:.2} to {:.2} mm across the page) exceeds the content box ({:.2} to {:.2} mm)",
+                    b.x,
+                    b.right(),
+                    content.x,
+                    content.right()
+                )
+            } else {
+                content_box_message(&b, &content)
+            };
+            self.push(path, message);
         }
     }
+}
+
+/// Tolerance of the content-box rule (mm): rounding, not a real overhang.
+const CONTENT_BOX_EPS: f64 = 1e-6;
+
+/// Whether `b` leaves `content` to the left or right.
+pub(crate) fn outside_across(b: &Rect, content: &Rect) -> bool {
+    b.x < content.x - CONTENT_BOX_EPS || b.right() > content.right() + CONTENT_BOX_EPS
+}
+
+/// Whether `b` leaves `content` above or below.
+pub(crate) fn outside_down(b: &Rect, content: &Rect) -> bool {
+    b.y < content.y - CONTENT_BOX_EPS || b.bottom() > content.bottom() + CONTENT_BOX_EPS
+}
+
+/// The API-002 message of an element box `b` that leaves the content box.
+pub(crate) fn content_box_message(b: &Rect, content: &Rect) -> String {
+    format!(
+        "the element ({:.2}, {:.2}, {:.2} x {:.2} mm on the page) exceeds the content box ({:.2}, {:.2}, {:.2} x {:.2} mm)",
+        b.x, b.y, b.w, b.h, content.x, content.y, content.w, content.h
+    )
 }
 
 /// URL rules: allowed schemes after trimming, no control characters.

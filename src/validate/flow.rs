@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use super::{Frame, Validator};
+use super::elements::{content_box_message, outside_down};
+use super::{element_bounds, Frame, Validator};
 use crate::ir::{Element, Page, Table};
-use crate::layout::{self, FlowItem, SheetGeometry, Sheets, TableEnv};
+use crate::layout::{self, FlowItem, PieceKind, SheetGeometry, Sheets, TableEnv};
 
 impl Validator<'_> {
     /// Lays out the tables and stacks of a valid page and spreads them over sheets.
@@ -58,7 +59,10 @@ impl Validator<'_> {
             return single;
         }
         match layout::paginate(items, geometry) {
-            Ok(sheets) => sheets,
+            Ok(sheets) => {
+                self.block_children_in_content_box(path, page, &sheets, &frame);
+                sheets
+            }
             Err(e) => {
                 let base = match &page.elements[e.element] {
                     Element::Stack(_) if !e.path.starts_with(".children") => {
@@ -68,6 +72,53 @@ impl Validator<'_> {
                 };
                 self.push(format!("{base}{}", e.path), e.message);
                 single
+            }
+        }
+    }
+
+    /// The content-box rule down the sheet for stack blocks' children, where
+    /// the flow placed each block (across it was checked with the element).
+    /// A block fits its sheet's body, but a child above the block's start
+    /// (a negative `y`) reaches above the content box when the block starts
+    /// at a sheet's content-box top, and not when it follows a table.
+    fn block_children_in_content_box(
+        &mut self,
+        path: &str,
+        page: &Page,
+        sheets: &Sheets,
+        frame: &Frame,
+    ) {
+        let Some(content) = frame.content else {
+            return;
+        };
+        for piece in &sheets.pieces {
+            let PieceKind::Block { block, top } = piece.kind else {
+                continue;
+            };
+            let Some(Element::Stack(stack)) = page.elements.get(piece.element) else {
+                continue;
+            };
+            let block_frame = frame.block(&stack.table.spec, top);
+            // The flow runs only without violations, so no child was
+            // dropped and `k` is the child's index in the request.
+            for (k, child) in stack.blocks[block].iter().enumerate() {
+                let Some(b) = element_bounds(child, &block_frame) else {
+                    continue;
+                };
+                if outside_down(&b, &content) {
+                    self.push(
+                        format!(
+                            "{path}.elements[{}].children[{}].elements[{k}]",
+                            piece.element,
+                            block + 1
+                        ),
+                        format!(
+                            "on the page's sheet {} (its block starts {top:.2} mm from the top) {}",
+                            piece.sheet + 1,
+                            content_box_message(&b, &content)
+                        ),
+                    );
+                }
             }
         }
     }

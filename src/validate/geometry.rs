@@ -2,7 +2,7 @@
 //! Validation (content-box rule) and lowering (placement) share these.
 
 use crate::ir::{Element, Page, Rect};
-use crate::model::{AnchorReference, XAnchor};
+use crate::model::{AnchorReference, TableElement, XAnchor};
 
 /// Where an element sits, which decides what it may reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +47,20 @@ impl Frame {
             table: None,
             origin: (0.0, 0.0),
             zone,
+        }
+    }
+
+    /// A stack block's children, the block starting at page y `top`
+    /// (below the stack's table, as the flow placed it): body `x`, `y` from
+    /// the block's start, and the table's edges for `table_left`/`table_right`.
+    /// Validation, warnings and the lowering all place blocks with this.
+    pub fn block(&self, table: &TableElement, top: f64) -> Frame {
+        let left = self.origin.0 + table.x;
+        Frame {
+            origin: (self.origin.0, top),
+            table: super::table_width(table).map(|w| (left, left + w)),
+            zone: Zone::Block,
+            ..*self
         }
     }
 

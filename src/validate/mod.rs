@@ -254,13 +254,26 @@ impl<'a> Validator<'a> {
             header.as_ref().map_or(0.0, |s| s.height) + footer.as_ref().map_or(0.0, |s| s.height);
 
         let default_margin = self.settings.page_margin;
+        // Page sizes `settings.page_margin` was already found too large for
+        // (one violation per size, not one per page).
+        let mut settings_margin_sizes = Vec::new();
         let mut pages = Vec::with_capacity(raw.pages.len());
         let mut page_sheets: Vec<Sheets> = Vec::with_capacity(raw.pages.len());
         for (i, raw_page) in raw.pages.into_iter().enumerate() {
             let path = format!("pages[{i}]");
             let (width, height) = self.page_sizes[i];
-            if let Some(m) = &raw_page.margin {
-                self.margin_rules(&format!("{path}.margin"), m, width, height);
+            match (&raw_page.margin, &default_margin) {
+                (Some(m), _) => {
+                    self.margin_values(&format!("{path}.margin"), m);
+                    self.margin_fits(&format!("{path}.margin"), m, i, None);
+                }
+                (None, Some(m)) => self.margin_fits(
+                    "settings.page_margin",
+                    m,
+                    i,
+                    Some(&mut settings_margin_sizes),
+                ),
+                (None, None) => {}
             }
             let margin = raw_page.margin.or(default_margin);
             if sections_height >= height && height > 0.0 {
@@ -347,7 +360,8 @@ impl<'a> Validator<'a> {
             }
         }
         if let Some(m) = &settings.page_margin {
-            self.margin_rules("settings.page_margin", m, f64::INFINITY, f64::INFINITY);
+            // Against each page's size where the page takes it (`document`).
+            self.margin_values("settings.page_margin", m);
         }
         if let Some(meta) = &settings.metadata {
             if let Some(lang) = &meta.language {
@@ -491,7 +505,7 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn margin_rules(&mut self, path: &str, m: &PageMargin, width: f64, height: f64) {
+    fn margin_values(&mut self, path: &str, m: &PageMargin) {
         for (field, v) in [
             ("top", m.top),
             ("right", m.right),
@@ -500,16 +514,44 @@ impl<'a> Validator<'a> {
         ] {
             self.non_negative(&format!("{path}.{field}"), v);
         }
-        if width.is_finite() && m.left + m.right >= width {
-            self.push(
-                format!("{path}.left"),
-                "left and right margins leave no content width",
-            );
+    }
+
+    /// A margin must leave a content box of positive width and height on
+    /// page `i` (a negative or empty one has nowhere to put the body).
+    /// `seen` collects the sizes already reported for a margin shared by
+    /// many pages (`settings.page_margin`), so each size is named once.
+    fn margin_fits(
+        &mut self,
+        path: &str,
+        m: &PageMargin,
+        i: usize,
+        mut seen: Option<&mut Vec<(&'static str, u64)>>,
+    ) {
+        let (width, height) = self.page_sizes[i];
+        if !(width > 0.0 && height > 0.0) {
+            // The size itself is refused.
+            return;
         }
-        if height.is_finite() && m.top + m.bottom >= height {
+        let checks = [
+            ("left", "right", m.left, m.right, width, "width"),
+            ("top", "bottom", m.top, m.bottom, height, "height"),
+        ];
+        for (first, second, a, b, side, what) in checks {
+            if !(a + b >= side) {
+                continue;
+            }
+            if let Some(seen) = seen.as_deref_mut() {
+                let key = (first, side.to_bits());
+                if seen.contains(&key) {
+                    continue;
+                }
+                seen.push(key);
+            }
             self.push(
-                format!("{path}.top"),
-                "top and bottom margins leave no content height",
+                format!("{path}.{first}"),
+                format!(
+                    "{first} {a} mm and {second} {b} mm leave no content {what} on pages[{i}] ({width} x {height} mm)"
+                ),
             );
         }
     }

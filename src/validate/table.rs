@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{element_bounds, Frame, Validator, Zone};
+use super::{element_bounds, Frame, Validator};
 use crate::ir::{Cell, Element, Stack, Table};
 use crate::model::*;
 
@@ -255,6 +255,16 @@ impl Validator<'_> {
                             self.cell_style_rules(&format!("{cpath}.style"), s);
                         }
                         self.link_rules(&format!("{cpath}.link"), cell.link.as_ref());
+                        let styled = cell
+                            .style
+                            .as_ref()
+                            .and_then(|s| s.text.as_ref()?.link.as_ref());
+                        if cell.link.is_some() && styled.is_some() {
+                            self.push(
+                                format!("{cpath}.style.text.link"),
+                                "give the link either on the cell or in its style, not both",
+                            );
+                        }
                         let (row_span, col_span) =
                             (cell.row_span.unwrap_or(1), cell.col_span.unwrap_or(1));
                         let typed = Cell {
@@ -372,6 +382,8 @@ impl Validator<'_> {
         }
         if let Some(t) = &s.text {
             self.text_style_values(&format!("{path}.text"), t);
+            // Makes the cells of this style links (layout::table).
+            self.link_rules(&format!("{path}.text.link"), t.link.as_ref());
         }
         if let Some(f) = &s.fill {
             self.fill_values(&format!("{path}.fill"), f);
@@ -438,13 +450,9 @@ impl Validator<'_> {
             );
             return None;
         };
-        let table_left = frame.origin.0 + table.spec.x;
-        let table_edges = table_width(&table.spec).map(|w| (table_left, table_left + w));
-        let block_frame = Frame {
-            table: table_edges,
-            zone: Zone::Block,
-            ..*frame
-        };
+        // Where the flow starts a block is known only after pagination
+        // (`Validator::page_flow`); until then a block starts at the body's top.
+        let block_frame = frame.block(&table.spec, frame.origin.1);
         let mut blocks = Vec::new();
         let mut block_heights = Vec::new();
         for (i, child) in children.enumerate() {

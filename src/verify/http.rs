@@ -359,14 +359,20 @@ fn segment(param: Result<Path<String>, PathRejection>) -> Result<String, AdminEr
         .map_err(|e| AdminError::BadRequest(e.body_text()))
 }
 
+/// The dashboard's Content-Security-Policy.
+pub const DASHBOARD_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 async fn dashboard() -> impl IntoResponse {
     (
         [
             (header::CACHE_CONTROL, "no-store"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
-            ),
+            // No other origin may frame the page (clickjacking of Ban,
+            // Revoke, Top up), and it may neither re-base its links nor
+            // post forms anywhere: the page talks to the API by fetch.
+            (header::CONTENT_SECURITY_POLICY, DASHBOARD_CSP),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         ],
         Html(include_str!("dashboard.html")),
     )

@@ -1,5 +1,4 @@
-//! The token verification service (part B of
-//! `docs/admin-api.md`).
+//! The token verification service (`docs/admin-api.md`).
 //!
 //! What the server mounts and the render side calls (kept stable):
 //! - [`VerifyService::open`]`(data_dir: &Path, admin_token: Option<String>)

@@ -1,7 +1,7 @@
 //! The verification protocol, shared by both sides: the verification service
 //! (`POST /v1/verify`, in [`crate::verify`]) and the render route's
 //! authenticator, which calls it in-process or over HTTP through the
-//! [`Verifier`] trait. Bodies and statuses follow part B of
+//! [`Verifier`] trait. Bodies and statuses follow
 //! `docs/admin-api.md`.
 
 use std::future::Future;

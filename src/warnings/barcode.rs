@@ -18,7 +18,7 @@
 
 use super::{mm, Code, Collector, Path};
 use crate::barcode::fit::element_options;
-use crate::barcode::vector::bearer_extent;
+use crate::barcode::vector::Bearers;
 use crate::barcode::Symbology;
 use crate::ir::Barcode;
 
@@ -95,10 +95,10 @@ impl Collector {
         let Ok(options) = element_options(symbology, extra) else {
             return;
         };
-        let (bearer_quiet, top, bottom) = bearer_extent(&options);
+        let bearers = Bearers::of(&options);
         let v = &fitted.vector;
-        let bars = (v.height - top - bottom) * fitted.module;
-        let width = (v.width - 2.0 * bearer_quiet) * fitted.module;
+        let bars = (v.height - bearers.above() - bearers.below()) * fitted.module;
+        let width = (v.width - 2.0 * bearers.side) * fitted.module;
         let least = MIN_BAR_HEIGHT_MM.max(MIN_BAR_HEIGHT_RATIO * width);
         if bars < least - 1e-6 {
             let text = if b.text.is_some() {

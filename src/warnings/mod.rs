@@ -370,15 +370,7 @@ fn table_layout(sheets: &Sheets, element: usize) -> Option<&TableLayout> {
 
 /// Where a stack block's elements are placed: as the lowering places them.
 pub(crate) fn block_frame(frame: &Frame, stack: &crate::ir::Stack, top: f64) -> Frame {
-    let table = &stack.table.spec;
-    let left = frame.origin.0 + table.x;
-    let width = crate::validate::table_width(table).unwrap_or(0.0);
-    Frame {
-        origin: (frame.origin.0, top),
-        table: Some((left, left + width)),
-        zone: Zone::Block,
-        ..*frame
-    }
+    frame.block(&stack.table.spec, top)
 }
 
 /// Where header or footer elements are placed on a page's sheets: as the

@@ -18,6 +18,7 @@ use crate::cli::exit::Exit;
 use crate::engine::fonts::FontOptions;
 use crate::engine::{threads, Engine, Output, RenderError};
 use crate::validate::ResourceDir;
+use crate::warnings::CheckReport;
 
 /// The file descriptor the server hands the worker its end of the socket on.
 pub const SOCKET_FD: i32 = 3;
@@ -56,7 +57,11 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
     let mut input = BufReader::new(socket.try_clone()?);
     let mut output = BufWriter::with_capacity(64 << 10, socket);
     let spec: Spec = protocol::read_json(&mut input)?;
+    let cap_mb = spec.config.limits.render_worker_memory_mb;
     let engine = engine(spec).map_err(std::io::Error::other)?;
+    let mut notice = Vec::new();
+    protocol::write_json(&mut notice, &Answer::OutOfMemory { cap_mb })?;
+    super::oom::arm(notice);
     output.write_all(&[READY])?;
     output.flush()?;
     loop {
@@ -67,22 +72,36 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
             Err(e) => return Err(e),
         };
         let body = protocol::read_frame(&mut input)?;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| render(&engine, &body, &job.output))) {
-            Ok(outcome) => {
+        match job {
+            Job::Render(format) => {
+                let outcome = unpanicked(&mut output, || render(&engine, &body, &format))?;
                 protocol::write_json(&mut output, &Answer::of(&outcome))?;
                 if let Ok((rendered, _)) = &outcome {
                     protocol::write_frame(&mut output, &rendered.bytes)?;
                 }
-                output.flush()?;
             }
-            Err(panic) => {
-                let message = format!("the renderer panicked: {}", panic_message(panic.as_ref()));
-                protocol::write_json(&mut output, &Answer::Panicked(message))?;
-                output.flush()?;
-                std::process::exit(Exit::Internal.code().into());
+            Job::Check => {
+                let report = unpanicked(&mut output, || CheckReport::of(&engine.validate(&body)))?;
+                protocol::write_json(&mut output, &Answer::Checked(report))?;
             }
         }
+        output.flush()?;
         threads::finish_local_work();
+    }
+}
+
+/// Runs `job`; a panic is answered as [`Answer::Panicked`] and ends the
+/// process, so that nothing a half-finished compile left behind serves the
+/// next request.
+fn unpanicked<T>(output: &mut impl Write, job: impl FnOnce() -> T) -> std::io::Result<T> {
+    match std::panic::catch_unwind(AssertUnwindSafe(job)) {
+        Ok(value) => Ok(value),
+        Err(panic) => {
+            let message = format!("the renderer panicked: {}", panic_message(panic.as_ref()));
+            protocol::write_json(output, &Answer::Panicked(message))?;
+            output.flush()?;
+            std::process::exit(Exit::Internal.code().into());
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 //! overhead, no such protection (benchmarks and tests of the pool use it).
 
 pub mod child;
+pub mod oom;
 mod process;
 pub mod protocol;
 
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 pub use self::process::{Worker, WorkerError};
 pub use self::protocol::Spec;
 use crate::engine::{Engine, Output, RenderError, Rendered};
+use crate::warnings::CheckReport;
 
 /// How a render thread turns a request body into a PDF.
 #[derive(Clone)]
@@ -73,6 +75,54 @@ impl Workers {
         Ok(workers)
     }
 
+    /// Runs `job` on the calling render thread's worker. A worker that
+    /// fails is dropped (and counted as replaced). A job that provably
+    /// never reached its worker (the worker died while idle) gets one fresh
+    /// worker; a job that may have run, and may be what killed the worker,
+    /// never runs twice.
+    fn on_own_worker<T>(
+        &self,
+        mut job: impl FnMut(&mut Worker) -> Result<T, WorkerError>,
+    ) -> Result<T, WorkerError> {
+        WORKER.with_borrow_mut(|slot| {
+            let mut fresh_tries = 1;
+            loop {
+                let worker = self.live_worker(slot)?;
+                match job(worker) {
+                    Ok(value) => return Ok(value),
+                    Err(e) => {
+                        *slot = None;
+                        self.replaced.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(error = %e, "render worker replaced");
+                        match e {
+                            WorkerError::Gone(_) if fresh_tries > 0 => fresh_tries -= 1,
+                            e => return Err(e),
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    /// The calling thread's worker, started anew when there is none or the
+    /// one there has died since its last job.
+    fn live_worker<'a>(&self, slot: &'a mut Option<Worker>) -> Result<&'a mut Worker, WorkerError> {
+        if let Some(worker) = slot.as_mut() {
+            if !worker.is_alive() {
+                tracing::warn!(
+                    pid = worker.pid(),
+                    "idle render worker found dead; replacing it"
+                );
+                *slot = None;
+                self.replaced.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        match slot {
+            Some(worker) => Ok(worker),
+            None => Ok(slot.insert(self.start()?)),
+        }
+    }
+
     fn start(&self) -> Result<Worker, WorkerError> {
         let nice = self.spec.config.limits.render_thread_nice.get();
         Worker::start(&self.binary, &self.spec, self.memory_bytes, nice)
@@ -94,21 +144,19 @@ impl Renderer {
                 let rendered = engine.render_as(&doc, output)?;
                 Ok((rendered, started.elapsed()))
             }
-            Renderer::Processes(workers) => WORKER.with_borrow_mut(|slot| {
-                let worker = match slot {
-                    Some(worker) => worker,
-                    None => slot.insert(workers.start()?),
-                };
-                match worker.render(body, output, deadline) {
-                    Ok(outcome) => Ok(outcome?),
-                    Err(e) => {
-                        *slot = None;
-                        workers.replaced.fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!(error = %e, "render worker replaced");
-                        Err(e.into())
-                    }
-                }
-            }),
+            Renderer::Processes(workers) => {
+                let outcome = workers.on_own_worker(|w| w.render(body, output, deadline))?;
+                Ok(outcome?)
+            }
+        }
+    }
+
+    /// Validates `body` and reports what the check route answers; in the
+    /// render thread's worker, so the deadline and the memory cap bound it.
+    pub fn check(&self, body: &[u8], deadline: Instant) -> Result<CheckReport, RenderFailure> {
+        match self {
+            Renderer::InProcess(engine) => Ok(CheckReport::of(&engine.validate(body))),
+            Renderer::Processes(workers) => Ok(workers.on_own_worker(|w| w.check(body, deadline))?),
         }
     }
 

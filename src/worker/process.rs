@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::child::SOCKET_FD;
 use super::protocol::{self, Answer, Job, Spec, READY};
 use crate::engine::{Output, RenderError, Rendered};
+use crate::warnings::CheckReport;
 
 /// The longest a new worker may take to load its engine.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -26,9 +27,18 @@ pub enum WorkerError {
     /// The worker died or broke the protocol (a crash, the memory cap).
     #[error("the render worker died: {0}")]
     Died(String),
+    /// The job needed more memory than the worker's cap (MiB); the worker
+    /// said so and exited.
+    #[error("the document needs more memory than a render worker may use ({cap_mb} MiB, limits.render_worker_memory_mb): split it into smaller documents")]
+    OutOfMemory { cap_mb: u64 },
     /// No worker could be started.
     #[error("no render worker could be started: {0}")]
     Start(String),
+    /// The worker was already gone when the job was handed to it (killed
+    /// while idle, e.g. by the kernel's OOM killer): the job never started,
+    /// so it may be given to a fresh worker.
+    #[error("the render worker had died before the job reached it: {0}")]
+    Gone(String),
 }
 
 /// A running worker process and the server's end of its socket.
@@ -98,7 +108,33 @@ impl Worker {
         output: &Output,
         deadline: Instant,
     ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
-        let result = self.exchange(body, output, deadline);
+        let (head, bytes) = self.job(&Job::Render(*output), body, deadline)?;
+        Ok(head.into_outcome(bytes))
+    }
+
+    /// Validates `body` in the worker and reports as the check route
+    /// answers. On `Err` the worker has been stopped and must be dropped.
+    pub fn check(&mut self, body: &[u8], deadline: Instant) -> Result<CheckReport, WorkerError> {
+        match self.job(&Job::Check, body, deadline)? {
+            (Answer::Checked(report), _) => Ok(report),
+            (other, _) => {
+                self.stop();
+                Err(WorkerError::Died(format!(
+                    "the worker answered a check with {other:?}"
+                )))
+            }
+        }
+    }
+
+    /// One job: its head and `body` out, the answer's head and bytes back.
+    /// On `Err` the worker has been stopped.
+    fn job(
+        &mut self,
+        job: &Job,
+        body: &[u8],
+        deadline: Instant,
+    ) -> Result<(Answer, Vec<u8>), WorkerError> {
+        let result = self.exchange(job, body, deadline);
         if result.is_err() {
             self.stop();
         }
@@ -107,10 +143,10 @@ impl Worker {
 
     fn exchange(
         &mut self,
+        job: &Job,
         body: &[u8],
-        output: &Output,
         deadline: Instant,
-    ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
+    ) -> Result<(Answer, Vec<u8>), WorkerError> {
         let failed = |e: std::io::Error| match e.kind() {
             std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => WorkerError::Deadline,
             _ => WorkerError::Died(e.to_string()),
@@ -119,20 +155,36 @@ impl Worker {
         self.socket
             .set_write_timeout(Some(remaining))
             .map_err(failed)?;
-        let job = Job { output: *output };
-        protocol::write_head_and_bytes(&mut self.socket, &job, body).map_err(failed)?;
+        protocol::write_head_and_bytes(&mut self.socket, job, body).map_err(|e| {
+            match e.kind() {
+                // Nobody reads the other end: the worker exited before this
+                // job, which therefore never ran.
+                std::io::ErrorKind::BrokenPipe
+                | std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::NotConnected => WorkerError::Gone(e.to_string()),
+                _ => failed(e),
+            }
+        })?;
         let head: Answer = self
             .read_until(deadline, |input| protocol::read_json(input))
-            .map_err(failed)?;
-        let pdf = match head {
+            .map_err(|e| match e.kind() {
+                // The worker closed its end with our job still unread in
+                // it (a socket reports that as a reset, a worker that read
+                // the job and then died as an end of file): it died before
+                // the job, which never ran.
+                std::io::ErrorKind::ConnectionReset => WorkerError::Gone(e.to_string()),
+                _ => failed(e),
+            })?;
+        let bytes = match head {
             Answer::Document { .. } => self
                 .read_until(deadline, |input| protocol::read_frame(input))
                 .map_err(failed)?,
             // The worker is on its way out.
             Answer::Panicked(message) => return Err(WorkerError::Died(message)),
+            Answer::OutOfMemory { cap_mb } => return Err(WorkerError::OutOfMemory { cap_mb }),
             _ => Vec::new(),
         };
-        Ok(head.into_outcome(pdf))
+        Ok((head, bytes))
     }
 
     /// Runs `read` on the worker's output with the socket's read timeout
@@ -148,6 +200,12 @@ impl Worker {
             deadline,
         };
         read(&mut reader)
+    }
+
+    /// Whether the process still runs (reaps it when it has exited). An idle
+    /// worker can die from outside between two jobs.
+    pub fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Kills the worker and reaps it.

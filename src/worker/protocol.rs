@@ -20,6 +20,7 @@ use crate::config::RuntimeConfig;
 use crate::engine::fonts::FontOptions;
 use crate::engine::{Format, Output, RenderError, Rendered};
 use crate::validate::{RequestError, Violation};
+use crate::warnings::CheckReport;
 
 /// The one byte a worker sends once its engine is ready.
 pub const READY: u8 = 0x52;
@@ -38,8 +39,13 @@ pub struct Spec {
 
 /// What one job produces; the request body follows as the next frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
-    pub output: Output,
+pub enum Job {
+    /// Validate, then render as asked: [`Answer::Document`] or a refusal.
+    Render(Output),
+    /// Validate only (`POST /api/v1/label/check`): [`Answer::Checked`].
+    /// In the worker, so that the deadline and the memory cap bound it as
+    /// they bound a render.
+    Check,
 }
 
 /// A worker's answer to one request, without the document's bytes.
@@ -65,6 +71,11 @@ pub enum Answer {
     Invalid(Vec<Violation>),
     /// API-501: valid, but no PDF came out.
     Failed(String),
+    /// The answer to [`Job::Check`].
+    Checked(CheckReport),
+    /// An allocation failed at the worker's memory cap (MiB) while it
+    /// worked on the job; the worker has exited ([`super::oom`]).
+    OutOfMemory { cap_mb: u64 },
     /// The render panicked (an upstream bug); the worker exits after this
     /// answer, so that nothing a half-finished compile left behind serves
     /// the next request.
@@ -132,6 +143,12 @@ impl Answer {
             Answer::Failed(message) | Answer::Panicked(message) => {
                 Err(RenderError::Compile(message))
             }
+            Answer::OutOfMemory { cap_mb } => Err(RenderError::Compile(format!(
+                "the render worker ran out of its {cap_mb} MiB memory cap"
+            ))),
+            Answer::Checked(_) => Err(RenderError::Compile(
+                "the render worker answered a render with a check report".into(),
+            )),
         }
     }
 }
@@ -256,17 +273,19 @@ mod tests {
     #[test]
     fn a_job_head_carries_the_output_options() {
         use crate::engine::PngOptions;
-        let job = Job {
-            output: Output::Png(PngOptions {
-                dpi: Some(300),
-                sheet: 2,
-                mono: true,
-            }),
-        };
+        let output = Output::Png(PngOptions {
+            dpi: Some(300),
+            sheet: 2,
+            mono: true,
+        });
         let mut wire = Vec::new();
-        write_json(&mut wire, &job).unwrap();
-        let again: Job = read_json(&mut wire.as_slice()).unwrap();
-        assert_eq!(again.output, job.output);
+        write_json(&mut wire, &Job::Render(output)).unwrap();
+        write_json(&mut wire, &Job::Check).unwrap();
+        let mut reader = wire.as_slice();
+        let again: Job = read_json(&mut reader).unwrap();
+        assert!(matches!(again, Job::Render(o) if o == output), "{again:?}");
+        let check: Job = read_json(&mut reader).unwrap();
+        assert!(matches!(check, Job::Check), "{check:?}");
     }
 
     #[test]

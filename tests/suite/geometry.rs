@@ -695,3 +695,65 @@ fn a_line_of_stroke_width_zero_renders_and_draws_nothing() {
     approx(f(drawings[0], "y0"), 60.0, 0.05, "the visible line");
     assert_eq!(pdf.links(0).len(), 1);
 }
+
+#[test]
+fn content_anchors_in_header_and_footer_mean_the_page_edges() {
+    // Sections ignore the margin, so `content_left`/`content_right` there
+    // are the page's left and right edges (as `page_left`/`page_right`),
+    // on every sheet at that sheet's width.
+    let red = json!({"color": "#ff0000"});
+    let green = json!({"color": "#00ff00"});
+    let pdf = render(json!({
+        "settings": {"page_margin": {"left": 20, "right": 30, "top": 15, "bottom": 15}},
+        "header": {"height": 10, "elements": [
+            {"type": "rect", "x_anchor": {"reference": "content_right", "offset": 5}, "y": 2, "width": 10, "height": 4, "fill": red, "stroke": {"width": 0}}
+        ]},
+        "footer": {"height": 10, "elements": [
+            {"type": "rect", "x_anchor": {"reference": "content_left", "offset": 4}, "y": 2, "width": 10, "height": 4, "fill": green, "stroke": {"width": 0}}
+        ]},
+        "pages": [{"width": 100, "height": 60}, {"width": 140, "height": 60}]
+    }));
+    assert_eq!(pdf.page_count(), 2);
+    for (page, width) in [(0, 100.0), (1, 140.0)] {
+        let d = pdf.drawings(page);
+        let head = d.iter().find(|x| x["fill"] == "#ff0000").unwrap();
+        approx(
+            f(head, "x1"),
+            width - 5.0,
+            0.05,
+            "content_right in the header: the page's right edge",
+        );
+        approx(f(head, "y0"), 2.0, 0.05, "header y");
+        let foot = d.iter().find(|x| x["fill"] == "#00ff00").unwrap();
+        approx(
+            f(foot, "x0"),
+            4.0,
+            0.05,
+            "content_left in the footer: the page's left edge",
+        );
+        approx(f(foot, "y0"), 60.0 - 10.0 + 2.0, 0.05, "footer y");
+    }
+}
+
+#[test]
+fn a_link_in_the_hrt_style_covers_the_human_readable_text() {
+    let pdf = render(page_with(
+        100.0,
+        60.0,
+        json!([{"type": "barcode", "x": 10, "y": 10, "width": 60, "height": 20,
+            "format": "code128", "content": "LP-4711",
+            "hrt": {"enabled": true, "style": {"link": {"target": {"type": "url", "url": "https://example.com/track"}}}}}]),
+    ));
+    let links = pdf.links(0);
+    assert_eq!(links.len(), 1, "{links:?}");
+    let l = links[0];
+    assert_eq!(l["uri"], "https://example.com/track");
+    // The text line (8 pt at line height 1.2) at the bottom of the box, as wide as the box.
+    let line = 1.2 * 8.0 * PT;
+    approx(f(l, "x0"), 10.0, 0.1, "link left = box left");
+    approx(f(l, "x1"), 70.0, 0.1, "link right = box right");
+    approx(f(l, "y1"), 30.0, 0.1, "link bottom = box bottom");
+    approx(f(l, "y0"), 30.0 - line, 0.1, "link top = text line top");
+    let text = pdf.span(0, "LP-4711");
+    assert!(f(text, "y0") >= f(l, "y0") - 0.1 && f(text, "y1") <= f(l, "y1") + 0.1);
+}

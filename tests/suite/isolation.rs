@@ -67,7 +67,16 @@ async fn a_worker_that_runs_out_of_its_memory_cap_fails_only_its_own_request() {
     let server = one_slot(dir.path(), "render_worker_memory_mb = 1024");
     let before = worker_pids(&server);
     let heavy = render(&server.base, SYSTEM, &long_table(60_000)).await;
-    heavy.assert_error(500, "API-501");
+    // Issue 28 item 2: the worker says it ran out of its cap before it
+    // dies, and the client learns why (never a 500 it cannot act on).
+    let body = heavy.assert_error(422, "API-002");
+    assert!(
+        body["details"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more memory than a render worker may use (1024 MiB"),
+        "{body}"
+    );
     assert!(server::metric(&server.base, "labelpress_render_workers_replaced_total").await >= 1.0);
     let next = render(&server.base, SYSTEM, &label("next")).await;
     assert_eq!(next.status, 200);
@@ -127,4 +136,134 @@ pub fn worker_pids(server: &Server) -> Vec<u32> {
         .collect();
     pids.sort();
     pids
+}
+
+/// What the kernel's OOM killer may do: both idle workers are killed from
+/// outside. The next requests did not cause that, so each is answered by a
+/// fresh worker (found dead before the job is handed over) instead of a 500.
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_workers_killed_from_outside_cost_no_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limits.toml");
+    std::fs::write(&config, "[limits]\nrender_concurrency = 2\n").unwrap();
+    let server = server::start(dir.path(), &["--config", config.to_str().unwrap()]);
+    // Each render thread starts its worker when it starts.
+    let mut workers = worker_pids(&server);
+    for _ in 0..50 {
+        if workers.len() == 2 {
+            break;
+        }
+        workers = worker_pids(&server);
+    }
+    assert_eq!(workers.len(), 2, "one idle worker per slot: {workers:?}");
+    for pid in &workers {
+        // SAFETY: kill(2) on a child process id of the server.
+        assert_eq!(unsafe { libc::kill(*pid as i32, libc::SIGKILL) }, 0);
+    }
+    for i in 0..4 {
+        let r = render(&server.base, SYSTEM, &label(&format!("after kill {i}"))).await;
+        assert_eq!(
+            r.status,
+            200,
+            "render {i} after the idle workers died: {}",
+            String::from_utf8_lossy(&r.bytes)
+        );
+    }
+    let now = worker_pids(&server);
+    assert!(
+        now.iter().all(|pid| !workers.contains(pid)),
+        "the killed workers were replaced: {workers:?} -> {now:?}"
+    );
+    assert!(replaced(&server).await >= 2.0);
+}
+
+/// `POST /api/v1/label/check` with the system token.
+async fn check(base: &str, body: &Value) -> server::Reply {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/api/v1/label/check"))
+        .bearer_auth(SYSTEM)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    server::Reply {
+        status: response.status().as_u16(),
+        headers: response.headers().clone(),
+        bytes: response.bytes().await.unwrap().to_vec(),
+    }
+}
+
+/// Issue 28 item 1: a check is free, so it must be bounded like a render.
+/// It runs in a worker under the render deadline: a check past it is 503
+/// and its worker is stopped, and the slot serves the next request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_check_past_the_deadline_is_stopped_like_a_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = one_slot(dir.path(), "render_deadline_ms = 2000");
+    let slow = check(&server.base, &long_table(80_000)).await;
+    slow.assert_error(503, "API-503");
+    let small = check(&server.base, &label("fine")).await;
+    assert_eq!(small.status, 200);
+    assert_eq!(small.json()["valid"], true);
+    assert_eq!(
+        render(&server.base, SYSTEM, &label("next")).await.status,
+        200
+    );
+    // Counted once the render thread has stopped it (after the 503 left).
+    assert_eq!(
+        replaced(&server).await,
+        1.0,
+        "the check's worker was stopped"
+    );
+}
+
+/// Issue 28 item 1: heavy checks, which cost nothing, never hold every
+/// render thread: with two slots at most one check runs at a time, and
+/// labels sent meanwhile are answered while the checks are still running.
+#[tokio::test(flavor = "multi_thread")]
+async fn heavy_checks_leave_renders_a_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limits.toml");
+    std::fs::write(&config, "[limits]\nrender_concurrency = 2\n").unwrap();
+    let server = server::start(dir.path(), &["--config", config.to_str().unwrap()]);
+    let heavy = long_table(30_000);
+    // Alone, for comparison: one heavy check's time (the second of two,
+    // once the worker has its fonts loaded).
+    let mut one_check = Duration::ZERO;
+    for _ in 0..2 {
+        let t = std::time::Instant::now();
+        let alone = check(&server.base, &heavy).await;
+        assert_eq!(alone.status, 200);
+        assert_eq!(alone.json()["valid"], true);
+        one_check = t.elapsed();
+    }
+    let checks_started = std::time::Instant::now();
+    let checks: Vec<_> = (0..2)
+        .map(|_| {
+            let (base, heavy) = (server.base.clone(), heavy.clone());
+            tokio::spawn(async move { check(&base, &heavy).await })
+        })
+        .collect();
+    tokio::time::sleep(one_check / 4).await;
+    let mut slowest = Duration::ZERO;
+    let mut labels = 0;
+    while labels < 3 || checks.iter().any(|c| !c.is_finished()) && labels < 50 {
+        let t = std::time::Instant::now();
+        let r = render(&server.base, SYSTEM, &label("meanwhile")).await;
+        assert_eq!(r.status, 200);
+        slowest = slowest.max(t.elapsed());
+        labels += 1;
+    }
+    for c in checks {
+        assert_eq!(c.await.unwrap().status, 200);
+    }
+    let checks_took = checks_started.elapsed();
+    eprintln!(
+        "one heavy check {one_check:?}; two at once {checks_took:?}; {labels} labels meanwhile, slowest {slowest:?}"
+    );
+    // Labels kept a render thread: none waited for a check to end.
+    assert!(
+        slowest < one_check / 2,
+        "slowest label {slowest:?} vs a check {one_check:?}"
+    );
 }

@@ -391,11 +391,11 @@ fn a_bad_configuration_variable_stops_the_start_with_exit_code_2() {
             assert!(message.contains(expected), "{message}");
         }
     }
-    let out = labelpress(&[("LABELPRESS_LIMITS__RENDER_QUEUE", "-3")])
-        .args(["serve", "--listen", &server::free_addr(), "--data-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let out = serve_once(
+        &[("LABELPRESS_LIMITS__RENDER_QUEUE", "-3")],
+        dir.path(),
+        &[],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("LABELPRESS_LIMITS__RENDER_QUEUE"),
@@ -416,6 +416,143 @@ fn a_bad_configuration_variable_stops_the_start_with_exit_code_2() {
         "{}",
         stderr(&out)
     );
+}
+
+/// `labelpress serve` on a free port and `data_dir`, run to its end (these
+/// tests give it configurations that stop it at start).
+fn serve_once(env: &[(&str, &str)], data_dir: &std::path::Path, args: &[&str]) -> Output {
+    labelpress(env)
+        .args(["serve", "--listen", &server::free_addr(), "--data-dir"])
+        .arg(data_dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Issue 28: configuration values that aborted the start, left a server
+/// that failed every request, or were silently replaced. `serve` stops
+/// with exit 2 before it listens, naming the variable, the key's value and
+/// its range; the same value in the TOML file too.
+#[test]
+fn hostile_configuration_stops_serve_naming_key_value_and_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("LIMITS__RENDER_CONCURRENCY", "100000"),
+        ("LIMITS__RENDER_WORKER_MEMORY_MB", "400"),
+        ("LIMITS__RENDER_DEADLINE_MS", "0"),
+        ("LIMITS__BODY_BYTES", "0"),
+        ("LIMITS__PNG_DPI_MAX", "71"),
+        ("DEFAULTS__FONT_SIZE", "1e308"),
+        ("DEFAULTS__FONT_SIZE", "-1"),
+        ("LIMITS__MAX_CONNECTIONS", "0"),
+        ("LIMITS__RATE_LIMIT_BURST", "0"),
+        ("LIMITS__BODY_BYTES", "18446744073709551615"),
+    ];
+    for (name, value) in cases {
+        let variable = format!("LABELPRESS_{name}");
+        let out = serve_once(&[(&variable, value)], dir.path(), &[]);
+        let message = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{variable}={value}: {message}");
+        assert!(
+            message.starts_with(&format!("labelpress: {variable}: ")),
+            "{message}"
+        );
+        assert!(message.contains("out of range: "), "{message}");
+    }
+    let file = dir.path().join("hostile.toml");
+    std::fs::write(&file, "[limits]\nrender_concurrency = 2000\n").unwrap();
+    let out = serve_once(&[], dir.path(), &["--config", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("limits.render_concurrency = 2000 is out of range: 0 to 128"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// runtime-config publishes each numeric key's range, and the start
+/// enforces exactly it: the bounds are accepted, one step past them is not.
+#[test]
+fn every_published_range_is_what_the_start_enforces() {
+    let config = config_json(&[], &[]);
+    let ranges = config["ranges"].as_object().unwrap();
+    let mut checked = 0;
+    for (section, keys) in ranges {
+        for (key, range) in keys.as_object().unwrap() {
+            let default = &config[section][key];
+            assert!(
+                default.is_number(),
+                "{section}.{key} is published: {config}"
+            );
+            let (min, max) = (
+                range["minimum"].as_f64().unwrap(),
+                range["maximum"].as_f64().unwrap(),
+            );
+            let integer = default.is_u64() || default.is_i64();
+            let variable = format!(
+                "LABELPRESS_{}__{}",
+                section.to_uppercase(),
+                key.to_uppercase()
+            );
+            let text = |v: f64| {
+                if integer {
+                    format!("{}", v as i64)
+                } else {
+                    format!("{v}")
+                }
+            };
+            // Keys related to others are tried where the rules between keys hold.
+            if [
+                "png_dpi",
+                "min_font_size",
+                "blacklist_recheck_s",
+                "font_size",
+                "png_dpi_max",
+                "auth_cache_ttl_s",
+            ]
+            .contains(&key.as_str())
+            {
+                continue;
+            }
+            for edge in [min, max] {
+                let out = labelpress(&[(&variable, &text(edge))])
+                    .arg("config")
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{variable}={}: {}",
+                    text(edge),
+                    stderr(&out)
+                );
+            }
+            let step = if integer {
+                1.0
+            } else {
+                min.abs().max(1.0) * 1e-3
+            };
+            for outside in [min - step, max + step] {
+                if range["zero_disables"] == true && outside == 0.0 {
+                    continue;
+                }
+                if outside < 0.0 && integer {
+                    continue; // unsigned keys: a type error, tried above
+                }
+                let out = labelpress(&[(&variable, &text(outside))])
+                    .arg("config")
+                    .output()
+                    .unwrap();
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{variable}={} must be refused",
+                    text(outside)
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "{checked} keys");
 }
 
 #[test]

@@ -645,3 +645,136 @@ fn table_layout_rules_name_their_path() {
         "at most 2000 are allowed",
     );
 }
+
+#[test]
+fn a_link_in_a_cell_text_style_makes_those_cells_links() {
+    let url = |u: &str| json!({"target": {"type": "url", "url": u}});
+    let pdf = render(page_with(
+        150.0,
+        60.0,
+        json!([{"type": "table", "x": 10, "y": 10,
+            "columns": [fixed("a", "A", 30),
+                        {"key": "b", "header": "B", "width": {"mode": "fixed", "value": 40}, "cell": {"text": {"link": url("https://example.com/column")}}}],
+            "rows": [{"a": {"value": "own", "style": {"text": {"link": url("https://example.com/cell")}}}, "b": "1"},
+                     {"a": "plain", "b": {"value": "2", "link": url("https://example.com/over")}}],
+            "cell": {"padding": {"x": 1, "y": 1}}}]),
+    ));
+    let rh = row_height(10.0, 1.0);
+    let mut links: Vec<(String, f64, f64, f64, f64)> = pdf
+        .links(0)
+        .iter()
+        .map(|l| {
+            (
+                l["uri"].as_str().unwrap().to_string(),
+                f(l, "x0"),
+                f(l, "y0"),
+                f(l, "x1"),
+                f(l, "y1"),
+            )
+        })
+        .collect();
+    links.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.1.total_cmp(&b.1)));
+    assert_eq!(links.len(), 3, "{links:?}");
+    let expect = [
+        // The cell's own style; the column's style on its body cell.
+        ("https://example.com/cell", 10.0, 10.0 + rh, 40.0),
+        ("https://example.com/column", 40.0, 10.0 + rh, 80.0),
+        // The cell's own link wins over the column's text style.
+        ("https://example.com/over", 40.0, 10.0 + 2.0 * rh, 80.0),
+    ];
+    for (link, (uri, x0, y0, x1)) in links.iter().zip(expect) {
+        assert_eq!(link.0, uri);
+        approx(link.1, x0, 0.1, "link left = cell left");
+        approx(link.2, y0, 0.1, "link top = row top");
+        approx(link.3, x1, 0.1, "link right = cell right");
+        approx(link.4, y0 + rh, 0.1, "link bottom = row bottom");
+    }
+}
+
+#[test]
+fn justified_cells_stretch_wrapped_lines_to_the_right_content_edge() {
+    // 40 mm less 1 mm padding each side: "one two three" fits on a line,
+    // "extraordinarily" does not fit after it.
+    let pdf = render(page_with(
+        100.0,
+        60.0,
+        json!([{"type": "table", "x": 10, "y": 10, "header": {"show": false},
+            "columns": [{"key": "a", "width": {"mode": "fixed", "value": 40}, "cell": {"text": {"text_align": "justify"}}}],
+            "rows": [{"a": "one two three extraordinarily"}],
+            "cell": {"padding": {"x": 1, "y": 1}}}]),
+    ));
+    let spans = pdf.spans(0);
+    let first_top = spans
+        .iter()
+        .map(|s| f(s, "y0"))
+        .fold(f64::INFINITY, f64::min);
+    let first_line: Vec<_> = spans
+        .iter()
+        .filter(|s| (f(s, "y0") - first_top).abs() < 0.5)
+        .collect();
+    let text: String = first_line
+        .iter()
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert!(text.contains("three"), "{text:?}");
+    assert!(!text.contains("extra"), "{text:?}");
+    let left = first_line
+        .iter()
+        .map(|s| f(s, "x0"))
+        .fold(f64::INFINITY, f64::min);
+    let right = first_line.iter().map(|s| f(s, "x1")).fold(0.0, f64::max);
+    approx(
+        left,
+        11.0,
+        0.3,
+        "the first word starts at the left content edge",
+    );
+    approx(
+        right,
+        49.0,
+        0.3,
+        "the wrapped line's last word ends at the right content edge",
+    );
+    // The last line is not stretched: it keeps its natural width.
+    let last = pdf.span(0, "extraordinarily");
+    approx(f(last, "x0"), 11.0, 0.3, "the last line starts at the left");
+    assert!(
+        f(last, "x1") < 47.0,
+        "the last line is not stretched: {last}"
+    );
+}
+
+#[test]
+fn settings_defaults_fill_is_the_lowest_layer_of_cell_fills() {
+    let pdf = render(json!({
+        "settings": {"defaults": {"fill": {"color": "#00ff00"}}},
+        "pages": [{"width": 150, "height": 80, "elements": [{"type": "table", "x": 10, "y": 10,
+            "columns": [fixed("a", "A", 30), {"key": "b", "header": "B", "width": {"mode": "fixed", "value": 30}, "cell": {"fill": {"color": "#0000ff"}}}],
+            "rows": [{"a": "0", "b": "0"}, {"a": "1", "b": "1"}],
+            "cell": {"padding": {"x": 1, "y": 1}},
+            "header": {"cell": {"fill": {"color": "#cccccc"}}},
+            "body": {"alternate_fill": {"color": "#eeeeee"}}}]}]
+    }));
+    let rh = row_height(10.0, 1.0);
+    let mid = |row: usize| 10.0 + rh * (row as f64 + 0.5);
+    assert_eq!(
+        fill_at(&pdf, 0, 20.0, mid(1)).as_deref(),
+        Some("#00ff00"),
+        "a body cell no level fills takes settings.defaults.fill"
+    );
+    assert_eq!(
+        fill_at(&pdf, 0, 20.0, mid(0)).as_deref(),
+        Some("#cccccc"),
+        "the header zone's fill is above the defaults"
+    );
+    assert_eq!(
+        fill_at(&pdf, 0, 20.0, mid(2)).as_deref(),
+        Some("#eeeeee"),
+        "the alternate fill is above the defaults"
+    );
+    assert_eq!(
+        fill_at(&pdf, 0, 50.0, mid(1)).as_deref(),
+        Some("#0000ff"),
+        "the column's fill is above the defaults"
+    );
+}

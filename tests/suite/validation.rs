@@ -836,3 +836,162 @@ fn human_readable_text_is_refused_on_2d_symbols_and_drawn_on_1d_ones() {
     let pdf = render(barcode("code128", true));
     assert!(pdf.text(0).contains("LP-4711"), "{}", pdf.text(0));
 }
+
+/// A page of 120 x 100 mm with a 10 mm margin, holding one stack: a table
+/// of `rows` one-line rows, then one block of `children`.
+fn stack_in_margins(rows: usize, gap: f64, children: Value) -> Value {
+    let rows: Vec<Value> = (0..rows).map(|i| json!({"a": format!("r{i}")})).collect();
+    json!({"pages": [{"width": 120, "height": 100, "margin": {"left": 10, "right": 10, "top": 10, "bottom": 10},
+    "elements": [{"type": "stack", "gap": gap, "children": [
+        {"type": "table", "x": 0, "y": 0, "columns": [{"key": "a", "header": "A", "width": {"mode": "fixed", "value": 40}}], "rows": rows},
+        {"type": "block", "elements": children}
+    ]}]}]})
+}
+
+#[test]
+fn stack_block_children_must_lie_inside_the_content_box() {
+    // Across: the content box is 10..110 mm; a rect at body x 95, 10 mm wide, ends at 115.
+    let wide = stack_in_margins(
+        1,
+        2.0,
+        json!([{"type": "rect", "x": 0, "y": 0, "width": 5, "height": 5},
+               {"type": "rect", "x": 95, "y": 0, "width": 10, "height": 5}]),
+    );
+    assert_violation(
+        wide.clone(),
+        "pages[0].elements[0].children[1].elements[1]",
+        "exceeds the content box",
+    );
+    let found = violations(wide);
+    assert_eq!(found.len(), 1, "only the child that pokes out: {found:#?}");
+    // A text anchored right of the table's right edge pokes out too.
+    assert_violation(
+        stack_in_margins(
+            1,
+            2.0,
+            json!([{"type": "text", "x_anchor": {"reference": "table_right", "offset": -65}, "y": 0, "content": "T", "style": {"width": 10}}]),
+        ),
+        "pages[0].elements[0].children[1].elements[0]",
+        "exceeds the content box",
+    );
+    // Down: a child 5 mm above its 50 mm block's start fits below a short
+    // table (the block starts after the table and the gap)...
+    let above = json!([{"type": "rect", "x": 0, "y": -5, "width": 5, "height": 5},
+                       {"type": "rect", "x": 10, "y": 0, "width": 5, "height": 50}]);
+    let short = stack_in_margins(1, 2.0, above.clone());
+    assert!(
+        ENGINE
+            .validate(&serde_json::to_vec(&short).unwrap())
+            .is_ok(),
+        "the child lies below the table, inside the content box"
+    );
+    // ...but where the block starts a continuation sheet at the content-box
+    // top (after 10 rows the block no longer fits on the first sheet), it
+    // pokes above the content box there.
+    let long = stack_in_margins(10, 2.0, above);
+    assert_violation(
+        long,
+        "pages[0].elements[0].children[1].elements[0]",
+        "on the page's sheet 2",
+    );
+}
+
+#[test]
+fn settings_page_margin_must_leave_a_content_box_on_every_page_it_applies_to() {
+    // 60 + 50 mm of side margins fit the 200 mm page but not the 100 mm one.
+    let request = json!({"settings": {"page_margin": {"left": 60, "right": 50}},
+        "pages": [{"width": 200, "height": 100}, {"width": 100, "height": 50}]});
+    let found = violations(request);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].path, "settings.page_margin.left");
+    for part in ["pages[1]", "100 x 50 mm", "left 60 mm", "right 50 mm"] {
+        assert!(found[0].message.contains(part), "{part}: {found:#?}");
+    }
+    // Top and bottom that meet: no content height.
+    assert_violation(
+        json!({"settings": {"page_margin": {"top": 30, "bottom": 20}}, "pages": [{"width": 100, "height": 50}]}),
+        "settings.page_margin.top",
+        "no content height on pages[0] (100 x 50 mm)",
+    );
+    // A page with its own margin does not use `settings.page_margin`.
+    let own = json!({"settings": {"page_margin": {"left": 60, "right": 50}},
+        "pages": [{"width": 100, "height": 50, "margin": {"left": 5}}]});
+    assert!(ENGINE.validate(&serde_json::to_vec(&own).unwrap()).is_ok());
+    // A page's own margin names the page's size too.
+    assert_violation(
+        json!({"pages": [{"width": 50, "height": 40, "margin": {"left": 30, "right": 20}}]}),
+        "pages[0].margin.left",
+        "50 x 40 mm",
+    );
+}
+
+#[test]
+fn links_in_table_cell_text_styles_and_hrt_styles_are_validated() {
+    let bad = json!({"target": {"type": "url", "url": "ftp://example.com"}});
+    let good = json!({"target": {"type": "url", "url": "https://example.com"}});
+    let table = |extra: Value, row: Value| {
+        let mut t = json!({"type": "table", "x": 0, "y": 0,
+            "columns": [{"key": "a", "header": "A", "width": {"mode": "fixed", "value": 40}}], "rows": [row]});
+        t.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        one(t)
+    };
+    assert_violation(
+        table(json!({"cell": {"text": {"link": bad}}}), json!({"a": "x"})),
+        "pages[0].elements[0].cell.text.link.target.url",
+        "scheme",
+    );
+    assert_violation(
+        table(
+            json!({"body": {"cell": {"text": {"link": bad}}}}),
+            json!({"a": "x"}),
+        ),
+        "pages[0].elements[0].body.cell.text.link.target.url",
+        "scheme",
+    );
+    assert_violation(
+        table(
+            json!({}),
+            json!({"a": {"value": "x", "style": {"text": {"link": {"target": {"type": "page", "page": 3}}}}}}),
+        ),
+        "pages[0].elements[0].rows[0].a.style.text.link.target.page",
+        "between 1 and 1",
+    );
+    // A cell's own link and a link in its own style: one too many.
+    assert_violation(
+        table(
+            json!({}),
+            json!({"a": {"value": "x", "link": good, "style": {"text": {"link": good}}}}),
+        ),
+        "pages[0].elements[0].rows[0].a.style.text.link",
+        "not both",
+    );
+    let barcode = |hrt: Value, link: Option<Value>| {
+        let mut b = json!({"type": "barcode", "x": 5, "y": 5, "width": 60, "height": 20,
+            "format": "code128", "content": "LP-4711", "hrt": hrt});
+        if let Some(l) = link {
+            b["link"] = l;
+        }
+        one(b)
+    };
+    assert_violation(
+        barcode(json!({"enabled": true, "style": {"link": bad}}), None),
+        "pages[0].elements[0].hrt.style.link.target.url",
+        "scheme",
+    );
+    assert_violation(
+        barcode(
+            json!({"enabled": true, "style": {"link": good}}),
+            Some(good.clone()),
+        ),
+        "pages[0].elements[0].hrt.style.link",
+        "not both",
+    );
+    // A link on text that is not drawn would be silently lost.
+    assert_violation(
+        barcode(json!({"enabled": false, "style": {"link": good}}), None),
+        "pages[0].elements[0].hrt.style.link",
+        "hrt.enabled",
+    );
+}
