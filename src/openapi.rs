@@ -630,7 +630,7 @@ fn symbology_param() -> Value {
 }
 
 /// Content `symbology` always encodes whatever its parameters: a subset
-/// of what it takes (docs/barcodes.md), with its rules in words. `None`:
+/// of what it takes (docs/http-api.md, "Barcode service"), with its rules in words. `None`:
 /// no such subset exists because parameters limit each other (PDF417's
 /// `cols` x `rows` must hold the `ecl` codewords, an Aztec `layers` count
 /// must hold the `ecl` share, MaxiCode modes 2 and 3 need `postcode`,
