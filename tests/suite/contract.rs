@@ -121,7 +121,13 @@ async fn the_server_keeps_its_contract_under_property_based_testing() {
         .map(|item| item.as_object().unwrap().len())
         .sum();
     assert!(operations > 40, "{operations} operations");
-    assert_eq!(tested, operations, "operations selected by the two passes");
+    // Every operation but `GET /openapi.json`: Schemathesis leaves out the
+    // operation that serves the document it was given by URL.
+    assert_eq!(
+        tested,
+        operations - 1,
+        "operations selected by the two passes"
+    );
 }
 
 /// Runs Schemathesis with `args` against the node at `base`, asserting that
