@@ -67,6 +67,9 @@ pub struct ErrorBody {
     pub error: bool,
     pub code: &'static str,
     pub message: String,
+    /// The request's id, as in the `X-Request-Id` answer header: the
+    /// caller's valid `X-Request-Id` echoed, else a fresh UUID v4.
+    #[schemars(schema_with = "crate::openapi::request_id_field")]
     pub req_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Vec<Violation>>,

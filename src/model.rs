@@ -32,7 +32,7 @@ pub struct RawRequest {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Page")]
 pub struct RawPage {
-    /// A named size (`a4`, `a5`, `a6`, `letter`, `label_100_150`, ...); excludes `width`/`height`.
+    /// A named size (`a4`, `a6`, `letter`, `label_100_150`, ...); excludes `width`/`height`.
     pub size: Option<String>,
     /// Page width in mm (with `height`, instead of `size`).
     pub width: Option<f64>,
@@ -51,7 +51,7 @@ pub struct RawPage {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Section")]
 pub struct RawSection {
-    /// Height of the section in mm; the body starts below a header and ends above a footer.
+    /// Height of the section in mm, at least 0 and less than the smallest page's height. The header does not push the body down (place body elements at `y >= header.height`); flow (tables, stacks) continues on later sheets below the header and stays above the footer. Footer elements are shifted down by `page height - footer.height`.
     pub height: f64,
     /// The section's elements (no tables or stacks), placed in mm from the sheet's top-left corner.
     #[serde(default)]

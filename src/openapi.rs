@@ -16,17 +16,19 @@ use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 use crate::api_error::{ApiError, ErrorBody};
-use crate::barcode::option_specs::{find, specific, COMMON};
+use crate::barcode::option_specs::{find, specific, Kind, OptionSpec, COMMON};
 use crate::barcode::Symbology;
 use crate::model::RawRequest;
 use crate::request_schema::{self, DIALECT};
 use crate::verify::admin::{
-    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp,
+    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp, MAX_ACCOUNT_LEN,
+    MAX_BALANCE,
 };
 use crate::verify::history::{UsageSeries, MAX_BUCKETS};
 use crate::verify::protocol::{Granted, Rejection, RejectionBody};
 use crate::verify::record::BannedAccount;
 use crate::verify::search::{TokenPage, DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
+use crate::verify::service::MAX_IDEMPOTENCY_KEY;
 
 /// The document, serialised once: it depends on nothing but the binary.
 pub fn bytes() -> &'static [u8] {
@@ -65,6 +67,14 @@ pub fn document() -> Value {
         "/version": {"get": version()},
         "/openapi.json": {"get": openapi()},
     });
+    let mut paths = paths;
+    let by_path = paths.as_object_mut().expect("paths is an object");
+    for (name, symbology) in named_symbologies() {
+        by_path.insert(
+            format!("/barcode/{name}/{{content}}"),
+            json!({"get": barcode_of(name, symbology)}),
+        );
+    }
     json!({
         "openapi": "3.1.0",
         "jsonSchemaDialect": DIALECT,
@@ -98,8 +108,8 @@ pub fn document() -> Value {
             },
             "headers": {
                 "X-Request-Id": {
-                    "description": "The request's id (a UUID v4), also `req_id` in the render API's error bodies and in the request log.",
-                    "schema": {"type": "string", "format": "uuid"},
+                    "description": "The request's id, also `req_id` in the render API's error bodies and in the request log: the caller's `X-Request-Id` when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a fresh UUID v4.",
+                    "schema": request_id_schema(),
                 },
                 "Vary": {
                     "description": "`accept`: the render route answers PDF or PNG by the request's `Accept` header.",
@@ -116,6 +126,25 @@ pub fn document() -> Value {
             },
         },
     })
+}
+
+/// A request id as the server sends it back (`X-Request-Id`, `req_id`): a
+/// caller's valid id is echoed, so it is no UUID in general.
+pub fn request_id_schema() -> Value {
+    use crate::http::request_id::MAX_REQUEST_ID_LEN;
+    json!({
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_REQUEST_ID_LEN,
+        "pattern": format!("^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_LEN}}}$"),
+    })
+}
+
+/// [`request_id_schema`] for a schemars field (`ErrorBody::req_id`).
+pub fn request_id_field(_: &mut SchemaGenerator) -> schemars::schema::Schema {
+    let mut schema = request_id_schema();
+    schema["description"] = json!("The request's id, as in the `X-Request-Id` answer header: the caller's valid `X-Request-Id` echoed, else a fresh UUID v4.");
+    serde_json::from_value(schema).expect("a JSON object is a schema")
 }
 
 /// Component schemas, generated into `#/components/schemas/`.
@@ -135,12 +164,55 @@ impl Schemas {
     }
 
     fn finish(mut self) -> Map<String, Value> {
-        self.0
+        let mut definitions = self
+            .0
             .take_definitions()
             .into_iter()
             .map(|(name, schema)| (name, serde_json::to_value(schema).expect("serialises")))
-            .collect()
+            .collect();
+        request_schema::tighten(&mut definitions);
+        tighten_admin(&mut definitions);
+        definitions
     }
+}
+
+/// The admin API's rules JSON Schema can say, added to its bodies'
+/// definitions (`crate::verify::admin` checks them).
+fn tighten_admin(definitions: &mut Map<String, Value>) {
+    let rules = [
+        ("NewToken", "/properties/account", account_schema()),
+        (
+            "NewToken",
+            "/properties/balance/maximum",
+            json!(MAX_BALANCE),
+        ),
+        ("RateLimit", "/properties/per_second/minimum", json!(1)),
+        ("RateLimit", "/properties/burst/minimum", json!(1)),
+        ("TopUp", "/properties/amount/minimum", json!(1)),
+        ("TopUp", "/properties/amount/maximum", json!(MAX_BALANCE)),
+    ];
+    for (definition, pointer, value) in rules {
+        let target = definitions
+            .get_mut(definition)
+            .and_then(|d| {
+                let (parent, key) = pointer.rsplit_once('/').expect("a pointer");
+                d.pointer_mut(parent).map(|p| (p, key))
+            })
+            .unwrap_or_else(|| panic!("{definition}{pointer}"));
+        target.0[target.1] = value;
+    }
+}
+
+/// An account name: 1 to 128 bytes (at most 32 characters here, which are
+/// at most 128 bytes in UTF-8), not all white space, no control characters.
+fn account_schema() -> Value {
+    json!({
+        "type": "string",
+        "minLength": 1,
+        "maxLength": MAX_ACCOUNT_LEN / 4,
+        "pattern": "^[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$",
+        "description": format!("1 to {MAX_ACCOUNT_LEN} bytes of UTF-8, not only white space, no control characters."),
+    })
 }
 
 // ---------------------------------------------------------------- bodies
@@ -200,7 +272,7 @@ fn code_meaning(code: &str) -> &'static str {
         "API-003" => "the body is larger than `limits.body_bytes`",
         "API-004" => "the Content-Type is not `application/json`",
         "API-005" => "no such route or method",
-        "API-006" => "a query parameter (`dpi`, `sheet`, `mono`) is not valid",
+        "API-006" => "a query parameter (`format`, `dpi`, `sheet`, `mono`) is not valid",
         "API-101" => "Authorization is missing or not a bearer token",
         "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
         "API-103" => "a rate limit was hit",
@@ -260,6 +332,21 @@ fn verifier_error(schemas: &mut Schemas, errors: &[&str]) -> Value {
     json_body(schema)
 }
 
+/// A binary body of one of `media_types` (the `Content-Type` says which):
+/// `{"type": "string", "format": "binary"}` (OpenAPI 3.0's spelling, still
+/// valid in 3.1), and the same under `application/octet-stream`, the one
+/// binary media type code generators keep a body for (openapi-python-client
+/// drops any other); the server never labels a body so, and a client
+/// reading bytes needs no other.
+fn binary_content(media_types: &[&str]) -> Value {
+    let binary = json!({"schema": {"type": "string", "format": "binary"}});
+    let mut content = Map::new();
+    for media_type in media_types.iter().chain(&["application/octet-stream"]) {
+        content.insert(media_type.to_string(), binary.clone());
+    }
+    Value::Object(content)
+}
+
 fn plain_text(example: &str) -> Value {
     json!({"text/plain; charset=utf-8": {"schema": {"type": "string"}, "example": example}})
 }
@@ -278,22 +365,30 @@ fn with_responses(mut operation: Value, responses: BTreeMap<String, Value>) -> V
 
 // ---------------------------------------------------------------- render
 
-/// The render route's PNG query parameters, with the bounds of the default
-/// runtime configuration. (`Accept` is no parameter: OpenAPI ignores one by
-/// that name; the 200's two media types and the description say it.)
+/// The render route's query parameters: the output `format`, and the PNG's,
+/// with the bounds of the default runtime configuration. (`Accept` is no
+/// parameter: OpenAPI ignores one by that name; the 200's two media types
+/// and the description say it.)
 fn render_parameters() -> Value {
     let config = crate::config::RuntimeConfig::default();
     let (min, max) = (crate::engine::raster::MIN_DPI, config.limits.png_dpi_max);
+    let formats: Vec<&str> = crate::http::output::FORMATS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     json!([
+        {"name": "format", "in": "query", "required": false,
+         "description": "`pdf` or `png` (ASCII case ignored): the output, whatever `Accept` says. Absent: chosen by `Accept`. Anything else: 400 API-006.",
+         "schema": {"type": "string", "enum": formats}},
         {"name": "dpi", "in": "query", "required": false,
          "description": format!("PNG only: dots per inch, {min} to `limits.png_dpi_max`. Default: the request's `settings.print_dpi`, else `defaults.png_dpi` ({}). A sheet of more than `limits.png_pixels` ({}) pixels at this dpi is refused (422 API-002, path `dpi`). Not a whole number or out of range: 400 API-006.", config.defaults.png_dpi, config.limits.png_pixels),
          "schema": {"type": "integer", "minimum": min, "maximum": max}},
         {"name": "sheet", "in": "query", "required": false,
          "description": "PNG only: which sheet, from 1 (default 1). Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
-         "schema": {"type": "integer", "minimum": 1, "default": 1}},
+         "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX, "default": 1}},
         {"name": "mono", "in": "query", "required": false,
-         "description": "PNG only: `1`/`true` for a 1-bit black-and-white PNG (direct thermal printers); `0`/`false` (default) for RGB. Anything else: 400 API-006.",
-         "schema": {"type": "string", "enum": ["1", "0", "true", "false"], "default": "0"}},
+         "description": "PNG only: `true` for a 1-bit black-and-white PNG (direct thermal printers); `false` (default) for RGB. `1` and `0` are taken too; anything else: 400 API-006.",
+         "schema": {"type": "boolean", "default": false}},
     ])
 }
 
@@ -303,7 +398,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
         "tags": ["render"],
         "operationId": "renderLabel",
         "summary": "Render a DocumentRequest to PDF, or one sheet to PNG",
-        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the query (400 API-006), the body (413, 415, 400, 422), the render (422 API-002 for a PNG sheet past the end or of too many pixels, 503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token, one unit for a PDF or a PNG. `Accept: image/png` answers one sheet as PNG; `application/pdf`, `*/*`, none, or only types the route cannot make answer the PDF; with q-values the preferred of the two wins (a tie: PDF). The body must not repeat a key in any object. Every answer carries `Vary: accept`.",
+        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the query (400 API-006), the body (413, 415, 400, 422), the render (422 API-002 for a PNG sheet past the end or of too many pixels, 503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token, one unit for a PDF or a PNG. `?format=png` answers one sheet as PNG, `?format=pdf` the PDF, whatever `Accept` says. Without `format`, `Accept: image/png` answers one sheet as PNG; `application/pdf`, `*/*`, none, or only types the route cannot make answer the PDF; with q-values the preferred of the two wins (a tie: PDF). The body must not repeat a key in any object. Every answer carries `Vary: accept`.",
         "security": [{"token": []}],
         "parameters": render_parameters(),
         "requestBody": {
@@ -312,7 +407,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
         },
         "responses": {
             "200": {
-                "description": "The PDF, or with `Accept: image/png` one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several).",
+                "description": "The PDF, or with `format=png` (or `Accept: image/png`) one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several).",
                 "headers": {
                     "X-Request-Id": header_ref("X-Request-Id"),
                     "X-Labelpress-Warnings": {
@@ -326,10 +421,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
                         "schema": {"type": "string"},
                     },
                 },
-                "content": {
-                    "application/pdf": {"schema": {"type": "string", "contentMediaType": "application/pdf"}},
-                    "image/png": {"schema": {"type": "string", "contentMediaType": "image/png"}},
-                },
+                "content": binary_content(&["application/pdf", "image/png"]),
             },
         },
     });
@@ -398,88 +490,280 @@ fn runtime_config(schemas: &mut Schemas) -> Value {
 
 // ---------------------------------------------------------------- barcode
 
-/// The barcode service's query parameters, from the option table that
-/// parses them (`crate::barcode::option_specs`): the common ones, then each
-/// symbology-specific one with the symbologies that take it.
-fn barcode_parameters() -> Vec<Value> {
-    let mut params: Vec<(&str, String)> = Vec::new();
-    for spec in COMMON {
-        params.push((
-            spec.name,
-            format!("{}: {}.", spec.description, spec.kind.expected()),
-        ));
-        for alias in spec.aliases {
-            params.push((alias, format!("Short for `{}`.", spec.name)));
-        }
-    }
-    for s in Symbology::all() {
-        for spec in specific(*s) {
-            if params.iter().any(|(name, _)| *name == spec.name) {
-                continue;
+/// The JSON Schema of an option's values: the spellings [`Kind::parse`]
+/// accepts, or a subset of them where a schema's form is narrower (a
+/// number of pixels without leading zeros), never more.
+fn option_schema(kind: &Kind) -> Value {
+    match *kind {
+        Kind::Integer { min, max, not_zero } => {
+            let mut schema = json!({"type": "integer", "minimum": min, "maximum": max});
+            if not_zero {
+                schema["not"] = json!({"const": 0});
             }
-            let takers: Vec<&str> = Symbology::all()
-                .iter()
-                .filter(|t| find(specific(**t), spec.name).is_some())
-                .map(|t| t.name())
-                .collect();
-            params.push((spec.name, format!("Only for {}.", takers.join(", "))));
+            schema
+        }
+        Kind::IntegerIn { values } => json!({"type": "integer", "enum": values}),
+        Kind::Choice { values, .. } => json!({"type": "string", "enum": values}),
+        Kind::Pixels { max, decimals } => {
+            json!({"type": "string", "pattern": pixels_pattern(max, decimals)})
+        }
+        Kind::Colour => json!({"type": "string", "pattern": "^#?[0-9A-Fa-f]{6}$"}),
+        Kind::Boolean => json!({"type": "boolean"}),
+        Kind::Alphanumeric { max_length } => {
+            json!({"type": "string", "pattern": format!("^[A-Za-z0-9 ]{{1,{max_length}}}$")})
+        }
+        Kind::Digits { length } => {
+            json!({"type": "string", "pattern": format!("^[0-9]{{{length}}}$")})
         }
     }
-    params
-        .into_iter()
-        .map(|(name, description)| {
-            json!({"name": name, "in": "query", "required": false, "description": description, "schema": {"type": "string"}})
-        })
-        .collect()
 }
 
-fn symbology_param() -> Value {
-    let names: Vec<&str> = Symbology::all().iter().map(|s| s.name()).collect();
-    path_param(
-        "symbology",
-        &format!("The symbology: {}.", names.join(", ")),
+/// A decimal greater than 0 and at most `max`, with at most `decimals`
+/// decimals, without leading zeros: `150`, `150.5`, `0.25`, `max`.
+/// Numbers below `max` with fewer digits than it, and `max` itself: all of
+/// them when `max` is a power of ten (as `MAX_PIXELS` is).
+fn pixels_pattern(max: u32, decimals: usize) -> String {
+    let shorter = max.to_string().len() - 1;
+    let fraction = format!("(?:\\.[0-9]{{1,{decimals}}})?");
+    format!(
+        "^(?:[1-9][0-9]{{0,{}}}{fraction}|0\\.[0-9]{{0,{}}}[1-9]|{max}(?:\\.0{{1,{decimals}}})?)$",
+        shorter - 1,
+        decimals - 1
     )
 }
 
-fn barcode() -> Value {
-    let mut parameters = vec![
-        symbology_param(),
-        path_param(
-            "content",
-            "The data to encode, one percent-encoded path segment (`+` is a plus sign).",
-        ),
-        json!({
-            "name": "If-None-Match",
-            "in": "header",
-            "required": false,
-            "description": "An ETag of an earlier answer: 304 when it matches.",
-            "schema": {"type": "string"},
-        }),
-    ];
-    parameters.extend(barcode_parameters());
+/// One query parameter per option spelling of `specs`.
+fn option_parameters<'a>(
+    specs: impl Iterator<Item = &'a OptionSpec>,
+    describe: impl Fn(&OptionSpec) -> String,
+) -> Vec<Value> {
+    let mut params = Vec::new();
+    for spec in specs {
+        // An alias (`m` for `margin`) is not a parameter of its own: both
+        // given is a 400 (the option given twice), which OpenAPI cannot say
+        // of two parameters.
+        let mut description = describe(spec);
+        if !spec.aliases.is_empty() {
+            let aliases: Vec<String> = spec.aliases.iter().map(|a| format!("`{a}`")).collect();
+            description.push_str(&format!(
+                " Also spelled {} (one of the spellings only).",
+                aliases.join(", ")
+            ));
+        }
+        params.push(query_param(
+            spec.name,
+            &description,
+            option_schema(&spec.kind),
+        ));
+    }
+    params
+}
+
+fn describe_option(spec: &OptionSpec) -> String {
+    format!("{}: {}.", spec.description, spec.kind.expected())
+}
+
+/// The query parameters of `/barcode/{symbology}/{content}`: the common
+/// options, then each symbology-specific one (an option two symbologies
+/// spell alike with different values, such as `ecl`, takes either).
+fn barcode_parameters() -> Vec<Value> {
+    let mut params = option_parameters(COMMON.iter(), describe_option);
+    let mut names: Vec<&str> = Vec::new();
+    for s in Symbology::all() {
+        for spec in specific(*s) {
+            if !names.contains(&spec.name) {
+                names.push(spec.name);
+            }
+        }
+    }
+    for name in names {
+        let mut schemas: Vec<Value> = Vec::new();
+        let mut lines: Vec<String> = Vec::new();
+        for s in Symbology::all() {
+            let Some(spec) = find(specific(*s), name) else {
+                continue;
+            };
+            let schema = option_schema(&spec.kind);
+            let line = describe_option(spec);
+            match lines.iter().position(|l| *l == line) {
+                Some(_) => {}
+                None => {
+                    schemas.push(schema);
+                    lines.push(line);
+                }
+            }
+        }
+        let takers: Vec<&str> = Symbology::all()
+            .iter()
+            .filter(|t| find(specific(**t), name).is_some())
+            .map(|t| t.name())
+            .collect();
+        let schema = match schemas.len() {
+            1 => schemas.remove(0),
+            _ => json!({"anyOf": schemas}),
+        };
+        let description = format!(
+            "Only for {}. {} (`/barcode/<symbology>/{{content}}` gives each symbology's own.)",
+            takers.join(", "),
+            lines.join(" Or: ")
+        );
+        params.push(query_param(name, &description, schema));
+    }
+    params
+}
+
+/// Every name the service accepts for a symbology: names, then aliases.
+fn symbology_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = Symbology::all().iter().map(|s| s.name()).collect();
+    names.extend(Symbology::all().iter().flat_map(|s| s.aliases()));
+    names
+}
+
+fn symbology_param() -> Value {
+    json!({
+        "name": "symbology",
+        "in": "path",
+        "required": true,
+        "description": "The symbology (ASCII case ignored); `qrcode` is `qr`.",
+        "schema": {"type": "string", "enum": symbology_names()},
+    })
+}
+
+/// Content `symbology` always encodes whatever its parameters: a subset
+/// of what it takes (docs/http-api.md, "Barcode service"), with its rules in words. `None`:
+/// no such subset exists because parameters limit each other (PDF417's
+/// `cols` x `rows` must hold the `ecl` codewords, an Aztec `layers` count
+/// must hold the `ecl` share, MaxiCode modes 2 and 3 need `postcode`,
+/// `country` and `service`), so only the length is bounded.
+fn barcode_content(symbology: Symbology) -> (Value, String) {
+    use Symbology::*;
+    let printable = |n: usize| format!("^[\\x20-\\x7E]{{1,{n}}}$");
+    let (pattern, words): (Option<String>, &str) = match symbology {
+        Code128 => (Some(printable(80)), "ASCII characters 0-127, up to 80."),
+        Code93 => (Some(printable(40)), "ASCII characters 0-127, up to 80 symbol characters (characters outside Code 39's set take two)."),
+        Code39 => (Some("^[0-9A-Z\\-. $/+%]{1,80}$".into()), "0-9, A-Z and - . space $ / + %, up to 80."),
+        Ean13 => (Some("^[0-9]{12}$".into()), "12 digits, or 13 with a valid check digit."),
+        Ean8 => (Some("^[0-9]{7}$".into()), "7 digits, or 8 with a valid check digit."),
+        Upca => (Some("^[0-9]{11}$".into()), "11 digits, or 12 with a valid check digit."),
+        Itf14 => (Some("^[0-9]{13}$".into()), "13 digits, or 14 with a valid check digit."),
+        Upce => (Some("^[01][0-9]{6}$".into()), "7 digits starting with 0 or 1, or 8 with a valid check digit."),
+        Codabar => (Some("^[0-9$:/.+\\-]{1,78}$".into()), "0-9 and - $ : / . +, optionally framed by start and stop characters A-D, up to 80 characters."),
+        Itf => (Some("^(?:[0-9]{2}){1,40}$".into()), "An even number of digits, up to 80."),
+        Msi => (Some("^[0-9]{1,64}$".into()), "1 to 64 digits."),
+        Gs1_128 => (Some("^\\(10\\)[0-9A-Z]{1,20}$".into()), "A GS1 element string `(AI)value...` of known AIs with valid values, up to 48 data characters; the pattern admits a batch number `(10)`."),
+        Gs1DataMatrix => (Some("^\\(10\\)[0-9A-Z]{1,20}$".into()), "A GS1 element string `(AI)value...` of known AIs with valid values; the pattern admits a batch number `(10)`."),
+        Gs1Qr => (Some("^\\(10\\)[0-9A-Z]{1,4}$".into()), "A GS1 element string `(AI)value...` of known AIs with valid values, as long as the chosen `version` and `ecl` hold; the pattern admits a short batch number `(10)`, which every version holds."),
+        Qr => (Some(printable(7)), "Any text, as long as the chosen `version` and `ecl` hold (7089 digits at most); the pattern admits what version 1 at `ecl=H` holds."),
+        DataMatrix => (Some(printable(40)), "Any text, as long as the largest symbol of the chosen `shape` holds; the pattern admits what the largest rectangular one holds."),
+        Pdf417 | Aztec | MaxiCode => (None, "Any text the symbol holds with the parameters given: they limit each other (PDF417's `cols` x `rows` must hold the data and the `ecl` codewords; Aztec's `layers` the data and the `ecl` share; MaxiCode modes 2 and 3 need `postcode`, `country` and `service`)."),
+    };
+    let schema = match pattern {
+        Some(p) => json!({"type": "string", "pattern": p}),
+        None => json!({"type": "string", "minLength": 1}),
+    };
+    (schema, words.to_string())
+}
+
+fn barcode_responses() -> Value {
     let cache_headers = json!({
         "X-Request-Id": header_ref("X-Request-Id"),
         "ETag": {"description": "Strong validator over everything the SVG depends on.", "schema": {"type": "string"}},
         "Cache-Control": {"description": "`public, max-age=31536000, immutable`: the SVG is a pure function of the URL.", "schema": {"type": "string"}},
     });
     json!({
+        "200": {
+            "description": "The symbol.",
+            "headers": cache_headers,
+            "content": binary_content(&["image/svg+xml"]),
+        },
+        "304": {"description": "Unchanged since the ETag given.", "headers": cache_headers},
+        "400": response("The request is invalid (symbology, content, a parameter); the body says why, in plain text.", Some(plain_text("unknown symbology 'nope'")), &[]),
+        "500": response("The encoder failed.", Some(plain_text("internal encoder failure")), &[]),
+        "503": response("Every encode slot is busy and the queue full.", Some(plain_text("the barcode service is busy")), &["Retry-After"]),
+    })
+}
+
+fn if_none_match() -> Value {
+    json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "required": false,
+        "description": "An ETag of an earlier answer: 304 when it matches.",
+        "schema": {"type": "string"},
+    })
+}
+
+const CONTENT_SEGMENT: &str =
+    "One percent-decoded path segment: a `/` is sent as `%2F`, a `%` as `%25`; `+` is a plus sign.";
+
+fn barcode() -> Value {
+    let mut parameters = vec![
+        symbology_param(),
+        json!({
+            "name": "content",
+            "in": "path",
+            "required": true,
+            "description": format!("The data to encode. {CONTENT_SEGMENT} What a symbology takes: its own operation `/barcode/<symbology>/{{content}}`."),
+            "schema": {"type": "string", "minLength": 1},
+        }),
+        if_none_match(),
+    ];
+    parameters.extend(barcode_parameters());
+    json!({
         "tags": ["barcode"],
         "operationId": "barcodeSvg",
         "summary": "A barcode symbol as SVG",
-        "description": "Each parameter at most once; unknown parameters, and parameters of another symbology, are refused.",
+        "description": "Each parameter at most once; unknown parameters, and parameters of another symbology, are refused. This operation takes every symbology; the content and parameters of one are those of its own operation (`GET /barcode/qr/{content}`, ...), which OpenAPI cannot tie to the value of `symbology` here.",
         "parameters": parameters,
-        "responses": {
-            "200": {
-                "description": "The symbol.",
-                "headers": cache_headers,
-                "content": {"image/svg+xml": {"schema": {"type": "string"}}},
-            },
-            "304": {"description": "Unchanged since the ETag given.", "headers": cache_headers},
-            "400": response("The request is invalid (symbology, content, a parameter); the body says why, in plain text.", Some(plain_text("unknown symbology 'nope'")), &[]),
-            "500": response("The encoder failed.", Some(plain_text("internal encoder failure")), &[]),
-            "503": response("Every encode slot is busy and the queue full.", Some(plain_text("the barcode service is busy")), &["Retry-After"]),
-        },
+        "responses": barcode_responses(),
     })
+}
+
+/// `/barcode/<name>/{content}`: the same route with the symbology fixed,
+/// so that its content and exactly its parameters can be described.
+fn barcode_of(name: &str, symbology: Symbology) -> Value {
+    let (content, words) = barcode_content(symbology);
+    let mut parameters = vec![
+        json!({
+            "name": "content",
+            "in": "path",
+            "required": true,
+            "description": format!("The data to encode: {words} {CONTENT_SEGMENT}"),
+            "schema": content,
+        }),
+        if_none_match(),
+    ];
+    parameters.extend(option_parameters(
+        COMMON.iter().chain(specific(symbology)),
+        describe_option,
+    ));
+    let id: String = name
+        .split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map_or(String::new(), |c| {
+                c.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect();
+    json!({
+        "tags": ["barcode"],
+        "operationId": format!("barcode{id}"),
+        "summary": format!("A {} symbol as SVG", symbology.name()),
+        "description": "`GET /barcode/{symbology}/{content}` with this symbology: its parameters, each at most once; any other is refused.",
+        "parameters": parameters,
+        "responses": barcode_responses(),
+    })
+}
+
+/// Every `(name, symbology)` the service accepts in the path.
+fn named_symbologies() -> Vec<(&'static str, Symbology)> {
+    let mut named: Vec<(&str, Symbology)> =
+        Symbology::all().iter().map(|s| (s.name(), *s)).collect();
+    for s in Symbology::all() {
+        named.extend(s.aliases().iter().map(|a| (*a, *s)));
+    }
+    named
 }
 
 /// `/barcode/{symbology}/` and `/barcode/{symbology}`: the content is
@@ -562,15 +846,20 @@ fn verify(schemas: &mut Schemas) -> Value {
         "summary": "Check a token and deduct units",
         "security": [{"token": []}],
         "parameters": [
-            {"name": "dry_run", "in": "query", "required": false, "description": "`true`/`1` (or empty): check only, deduct nothing.", "schema": {"type": "string", "enum": ["true", "false", "1", "0", ""]}},
-            {"name": "Idempotency-Key", "in": "header", "required": false, "description": "1 to 255 visible ASCII characters: the same key within 24 h answers the first answer again, deducted once.", "schema": {"type": "string"}},
+            {"name": "dry_run", "in": "query", "required": false, "description": "`true`: check only, deduct nothing (`1` and `0` are taken too).", "schema": {"type": "boolean", "default": false}},
+            {"name": "Idempotency-Key", "in": "header", "required": false, "description": "1 to 255 visible ASCII characters: the same key within 24 h answers the first answer again, deducted once. The same key with another `count` is a 400 (a rule of the ledger's state, not of this request alone).", "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_IDEMPOTENCY_KEY,
+                "pattern": format!("^[\\x21-\\x7E]{{1,{MAX_IDEMPOTENCY_KEY}}}$"),
+            }},
         ],
         "requestBody": {
             "required": false,
-            "description": "Empty, or `{\"count\": n}` (n >= 1; 1 when absent).",
+            "description": "Empty, or `{\"count\": n}` (n >= 1; 1 when absent). Other keys are ignored.",
             "content": json_body(json!({
                 "type": "object",
-                "properties": {"count": {"type": "integer", "minimum": 1, "default": 1}},
+                "properties": {"count": {"type": "integer", "minimum": 1, "maximum": u64::MAX, "default": 1}},
             })),
         },
         "responses": responses,
@@ -696,7 +985,7 @@ fn admin_usage(schemas: &mut Schemas) -> Value {
         "Usage over time of a token or an account, per UTC hour or day",
         vec![
             query_param("token", "A token id (exactly one of token and account).", json!({"type": "string"})),
-            query_param("account", "An account (exactly one of token and account).", json!({"type": "string"})),
+            query_param("account", "An account (exactly one of token and account).", account_schema()),
             query_param("bucket", "Bucket size.", json!({"enum": ["hour", "day"], "default": "hour"})),
             query_param("from", "Start, rounded down to its bucket; default: 23 hours or 29 days before the current bucket.", time.clone()),
             query_param("to", "End (exclusive), rounded up to a bucket boundary; default: the end of the current bucket.", time),
@@ -796,7 +1085,9 @@ fn admin_ban(schemas: &mut Schemas, banned: bool) -> Value {
         schemas,
         id,
         summary,
-        vec![path_param("account", "The account name (1 to 128 bytes).")],
+        vec![
+            json!({"name": "account", "in": "path", "required": true, "description": "The account name.", "schema": account_schema()}),
+        ],
         None,
         (200, "The account's ban state.", view),
         &[422],
@@ -908,9 +1199,10 @@ mod tests {
             .as_array()
             .unwrap();
         let names: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["dpi", "sheet", "mono"]);
+        assert_eq!(names, ["format", "dpi", "sheet", "mono"]);
         let limits = crate::config::Limits::default();
-        assert_eq!(params[0]["schema"]["maximum"], limits.png_dpi_max);
+        assert_eq!(params[1]["schema"]["maximum"], limits.png_dpi_max);
+        assert_eq!(params[3]["schema"]["type"], "boolean");
     }
 
     #[test]

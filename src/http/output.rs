@@ -1,8 +1,11 @@
-//! What the render route answers with: the `Accept` header picks PDF or PNG,
-//! the query (`dpi`, `sheet`, `mono`) shapes a PNG (docs/http-api.md, "PNG output").
+//! What the render route answers with: the query's `format`, else the
+//! `Accept` header, picks PDF or PNG; the query (`dpi`, `sheet`, `mono`)
+//! shapes a PNG (docs/http-api.md, "PNG output").
 //!
-//! Invariants: an `Accept` that names neither type (or none at all) keeps
-//! the PDF, as before PNG existed; a query parameter of this route that
+//! Invariants: an explicit `format` wins over `Accept` (a generated client
+//! chooses the output with a parameter, not a header); without it, an
+//! `Accept` that names neither type (or none at all) keeps the PDF, as
+//! before PNG existed; a query parameter of this route that
 //! cannot be read, or a dpi outside the configured range, is a client
 //! mistake (400 API-006) found before anything is rendered or charged.
 //! Other query parameters are ignored, as they always were.
@@ -73,10 +76,15 @@ pub struct Query {
     pub dpi: Option<u32>,
     pub sheet: Option<usize>,
     pub mono: Option<bool>,
+    /// `format=pdf` or `format=png`: wins over `Accept`.
+    pub format: Option<Format>,
 }
 
+/// The values of `?format=`, as written (ASCII case ignored).
+pub const FORMATS: [(&str, Format); 2] = [("pdf", Format::Pdf), ("png", Format::Png)];
+
 impl Query {
-    /// Reads `dpi`, `sheet` and `mono` from a raw query string; a repeated
+    /// Reads `dpi`, `sheet`, `mono` and `format` from a raw query string; a repeated
     /// parameter is refused (which one was meant is not clear).
     pub fn parse(query: Option<&str>, limits: &Limits) -> Result<Query, ApiError> {
         let mut parsed = Query::default();
@@ -122,10 +130,25 @@ impl Query {
                         return Err(repeated());
                     }
                 }
+                "format" => {
+                    let format = FORMATS
+                        .iter()
+                        .find(|(name, _)| name.eq_ignore_ascii_case(value))
+                        .map(|(_, f)| *f)
+                        .ok_or_else(|| bad("format must be pdf or png"))?;
+                    if parsed.format.replace(format).is_some() {
+                        return Err(repeated());
+                    }
+                }
                 _ => {}
             }
         }
         Ok(parsed)
+    }
+
+    /// The format asked: `format` when given, else what `accept` prefers.
+    pub fn format(&self, accept: Option<&str>) -> Format {
+        self.format.unwrap_or_else(|| negotiate(accept))
     }
 
     /// What to render in `format`: the query shapes only a PNG.
@@ -180,7 +203,8 @@ mod tests {
             Query {
                 dpi: Some(300),
                 sheet: Some(2),
-                mono: Some(true)
+                mono: Some(true),
+                format: None,
             }
         );
         assert_eq!(Query::parse(None, &limits).unwrap(), Query::default());
@@ -202,6 +226,9 @@ mod tests {
             "mono=",
             "dpi=203&dpi=300",
             "sheet",
+            "format=jpeg",
+            "format=",
+            "format=pdf&format=png",
         ] {
             let error = Query::parse(Some(bad), &limits).unwrap_err();
             assert_eq!((error.code(), error.status()), ("API-006", 400), "{bad}");
@@ -213,11 +240,25 @@ mod tests {
     }
 
     #[test]
+    fn an_explicit_format_wins_over_accept() {
+        let limits = Limits::default();
+        let png = Query::parse(Some("format=PNG"), &limits).unwrap();
+        assert_eq!(png.format(Some("application/pdf")), Format::Png);
+        assert_eq!(png.format(None), Format::Png);
+        let pdf = Query::parse(Some("format=pdf"), &limits).unwrap();
+        assert_eq!(pdf.format(Some("image/png")), Format::Pdf);
+        let none = Query::parse(None, &limits).unwrap();
+        assert_eq!(none.format(Some("image/png")), Format::Png);
+        assert_eq!(none.format(None), Format::Pdf);
+    }
+
+    #[test]
     fn the_query_shapes_only_a_png() {
         let q = Query {
             dpi: Some(300),
             sheet: None,
             mono: None,
+            format: None,
         };
         assert_eq!(q.output(Format::Pdf), Output::Pdf);
         assert_eq!(

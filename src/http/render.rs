@@ -16,7 +16,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tokio::time::Instant;
 
-use super::output::{negotiate, Query};
+use super::output::Query;
 use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::AppState;
@@ -155,8 +155,9 @@ async fn produce(
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect();
-    let format = negotiate((!accept.is_empty()).then(|| accept.join(",")).as_deref());
-    let output = Query::parse(request.uri().query(), &state.config.limits)?.output(format);
+    let query = Query::parse(request.uri().query(), &state.config.limits)?;
+    let format = query.format((!accept.is_empty()).then(|| accept.join(",")).as_deref());
+    let output = query.output(format);
     let body = read_body(state, request).await?;
     // Validation, render and charge run as one job on a render thread: one
     // thread switch per request. The job hands its answer over once the

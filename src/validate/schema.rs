@@ -12,6 +12,8 @@
 //! Each round costs one deserialisation of one element or of the request's
 //! top level, and the rounds are bounded by the violation limit.
 
+use std::sync::LazyLock;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_path_to_error::Segment;
@@ -97,12 +99,141 @@ pub fn deserialize_all<T: DeserializeOwned>(value: &Value, limit: usize) -> Pars
 }
 
 /// serde's message without the position serde_json appends (" at line 1
-/// column 2"), which means nothing in a parsed value.
+/// column 2"), which means nothing in a parsed value, and in the request's
+/// own words: serde names what it expected by Rust type (`f64`, `struct
+/// Hrt`, `enum TextAlign`), which a caller cannot know.
 fn serde_message(error: &serde_json::Error) -> String {
     let text = error.to_string();
-    match text.find(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+    let text = match text.find(" at line ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    in_document_words(text)
+}
+
+/// serde's phrases with Rust types in them, rewritten: "invalid type: X,
+/// expected Y", "invalid value: X, expected Y", "invalid length N,
+/// expected Y" and "data did not match any variant of untagged enum E".
+/// Other messages (unknown and missing fields, unknown variants) already
+/// speak of the document and stay.
+fn in_document_words(message: &str) -> String {
+    if let Some(name) = message.strip_prefix("data did not match any variant of untagged enum ") {
+        return format!("expected {}", expected_words(&format!("enum {name}")));
+    }
+    let rewritable = ["invalid type: ", "invalid value: ", "invalid length "]
+        .iter()
+        .any(|p| message.starts_with(p));
+    let Some(at) = message.rfind(", expected ").filter(|_| rewritable) else {
+        return message.to_string();
+    };
+    let (found, expected) = (&message[..at], &message[at + ", expected ".len()..]);
+    let found = found
+        .replace(": map", ": an object")
+        .replace(": sequence", ": an array")
+        .replace(": floating point ", ": number ")
+        .replace(": unit value", ": null");
+    format!("{found}, expected {}", expected_words(expected))
+}
+
+/// What serde's `expected` means, in words of the document.
+fn expected_words(expected: &str) -> String {
+    match expected {
+        "f64" | "f32" => return "a number".into(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => return "a whole number".into(),
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => {
+            return "a whole number, at least 0".into()
+        }
+        "a sequence" => return "an array".into(),
+        "a map" => return "an object".into(),
+        "a borrowed string" => return "a string".into(),
+        "option" => return "a value or null".into(),
+        "unit" => return "null".into(),
+        _ => {}
+    }
+    let type_name = [
+        "internally tagged enum ",
+        "adjacently tagged enum ",
+        "struct variant ",
+        "tuple variant ",
+        "struct ",
+        "enum ",
+    ]
+    .iter()
+    .find_map(|prefix| expected.strip_prefix(prefix));
+    match type_name {
+        Some(name) => described(name.trim_end_matches(" with 1 element")),
+        None => expected.to_string(),
+    }
+}
+
+/// A type of the request by its Rust name, described from its schema
+/// definition: the values of an enumeration, the tags of a tagged union,
+/// the fields of an object.
+fn described(rust_name: &str) -> String {
+    static DEFINITIONS: LazyLock<Value> =
+        LazyLock::new(|| crate::request_schema::document_request()["$defs"].clone());
+    let name = match rust_name {
+        "RawRequest" => "DocumentRequest",
+        "RawPage" => "Page",
+        "RawSection" => "Section",
+        "RawBlock" => "Block",
+        other => other,
+    };
+    match name {
+        // Untagged unions: their forms in words.
+        "FontWeight" => return "`normal`, `bold` or a whole number from 100 to 900".into(),
+        "StrokeOrOff" => return "`false` or a stroke object".into(),
+        _ => {}
+    }
+    let definition = &DEFINITIONS[name];
+    if let Some(values) = definition["enum"].as_array() {
+        let words: Vec<String> = values.iter().map(|v| format!("`{}`", plain(v))).collect();
+        return format!("one of {}", or_list(&words));
+    }
+    if let Some(branches) = definition["oneOf"].as_array() {
+        // A tagged union: each branch fixes its tag to one value.
+        let mut tag = None;
+        let mut values = Vec::new();
+        for branch in branches {
+            let Some(properties) = branch["properties"].as_object() else {
+                continue;
+            };
+            for (key, schema) in properties {
+                let fixed = schema["const"]
+                    .as_str()
+                    .or_else(|| schema["enum"].as_array().filter(|e| e.len() == 1)?[0].as_str());
+                if let Some(value) = fixed {
+                    tag = Some(key.clone());
+                    values.push(format!("`{value}`"));
+                }
+            }
+        }
+        if let Some(tag) = tag {
+            return format!("an object with `{tag}` {}", or_list(&values));
+        }
+    }
+    match definition["properties"].as_object() {
+        Some(fields) if !fields.is_empty() => {
+            let names: Vec<String> = fields.keys().map(|k| format!("`{k}`")).collect();
+            format!("an object (fields {})", names.join(", "))
+        }
+        _ => "an object".into(),
+    }
+}
+
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// "a, b or c".
+fn or_list(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [only] => only.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 
@@ -261,6 +392,41 @@ mod tests {
             paths(json!({"x": 1, "list": [7, {"size": 1}], "yy": 1})),
             ["list[0]"]
         );
+    }
+
+    #[test]
+    fn messages_name_no_rust_types() {
+        let cases = [
+            (
+                json!({"x": "one"}),
+                "invalid type: string \"one\", expected a number",
+            ),
+            (
+                json!({"x": 1, "style": 3}),
+                "invalid type: integer `3`, expected an object",
+            ),
+            (
+                json!({"x": 1, "list": {}}),
+                "invalid type: an object, expected an array",
+            ),
+        ];
+        for (value, message) in cases {
+            let errors = deserialize_all::<Outer>(&value, 100).errors;
+            assert_eq!(errors[0].message, message, "{value}");
+        }
+        let rewritten = [
+            ("invalid type: map, expected f64", "invalid type: an object, expected a number"),
+            ("invalid type: floating point `1.5`, expected i64", "invalid type: number `1.5`, expected a whole number"),
+            ("invalid value: integer `-1`, expected u32", "invalid value: integer `-1`, expected a whole number, at least 0"),
+            ("invalid type: integer `1`, expected enum TextAlign", "invalid type: integer `1`, expected one of `left`, `center`, `right` or `justify`"),
+            ("invalid type: string \"x\", expected internally tagged enum LinkTarget", "invalid type: string \"x\", expected an object with `type` `url` or `page`"),
+            ("data did not match any variant of untagged enum FontWeight", "expected `normal`, `bold` or a whole number from 100 to 900"),
+            ("invalid type: sequence, expected struct RawPage", "invalid type: an array, expected an object (fields `elements`, `height`, `margin`, `size`, `width`)"),
+            ("unknown field `colour`", "unknown field `colour`"),
+        ];
+        for (serde, words) in rewritten {
+            assert_eq!(in_document_words(serde), words);
+        }
     }
 
     #[test]

@@ -185,7 +185,13 @@ fn parse_count(body: &[u8]) -> Result<u64, String> {
     };
     match object.get("count") {
         None => Ok(1),
-        Some(count) => match count.as_u64() {
+        // 3.0 is the integer 3 in JSON (and in JSON Schema's `integer`).
+        Some(count) => match count.as_u64().or_else(|| {
+            count
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && (1.0..=u64::MAX as f64).contains(f))
+                .map(|f| f as u64)
+        }) {
             Some(n) if n >= 1 => Ok(n),
             _ => Err(format!("count must be an integer >= 1, not {count}")),
         },
@@ -360,10 +366,29 @@ fn json_declared(headers: &axum::http::HeaderMap) -> Result<(), AdminError> {
 
 /// JSON body parsing with the admin API's errors: 400 for what is not JSON
 /// (a duplicate key included), 422 for JSON of the wrong shape.
+/// An integral number written with a fraction (`3.0`) is the integer it is
+/// (JSON Schema's `integer` admits it; serde's integer fields would not).
 fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AdminError> {
-    let value = crate::json_strict::from_slice(body)
+    let mut value = crate::json_strict::from_slice(body)
         .map_err(|e| AdminError::BadRequest(format!("the body is not JSON: {e}")))?;
+    integral(&mut value);
     serde_json::from_value(value).map_err(|e| AdminError::Invalid(e.to_string()))
+}
+
+/// Rewrites integral floats inside `value` (within `i64`'s range) as integers.
+fn integral(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                    *value = serde_json::Value::from(f as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral),
+        _ => {}
+    }
 }
 
 /// A path parameter, or a JSON 400 (bad percent-encoding, not UTF-8).

@@ -4,11 +4,13 @@ mod support;
 
 mod barcodes;
 mod cli;
+mod contract;
 mod dashboard;
 mod docs;
 mod document;
 mod edge;
 mod gallery;
+mod generated_client;
 mod geometry;
 mod hostile;
 mod http;

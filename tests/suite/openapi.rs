@@ -505,6 +505,99 @@ fn invalid_requests() -> (Value, Vec<(&'static str, Value)>) {
             }),
         ),
         (
+            "a page whose size is null, without width and height",
+            with(&|v| v["pages"][0]["size"] = Value::Null),
+        ),
+        (
+            "a page with size and width",
+            with(&|v| {
+                v["pages"][0]["width"] = json!(100);
+                v["pages"][0]["height"] = json!(100);
+            }),
+        ),
+        (
+            "a page with width but no height",
+            with(&|v| {
+                v["pages"][0]["size"] = Value::Null;
+                v["pages"][0]["width"] = json!(100);
+            }),
+        ),
+        (
+            "a page size of no preset",
+            with(&|v| v["pages"][0]["size"] = json!("a5")),
+        ),
+        (
+            "a page size 4x6",
+            with(&|v| v["pages"][0]["size"] = json!("4x6")),
+        ),
+        (
+            "a page side past the limit",
+            with(&|v| {
+                v["pages"][0]["size"] = Value::Null;
+                v["pages"][0]["width"] = json!(100);
+                v["pages"][0]["height"] = json!(6000);
+            }),
+        ),
+        (
+            "a table without columns",
+            with(&|v| v["pages"][0]["elements"][1]["columns"] = json!([])),
+        ),
+        (
+            "a rotation that is no quarter turn",
+            with(&|v| v["pages"][0]["elements"][0]["rotation"] = json!(45)),
+        ),
+        (
+            "a barcode format of no symbology",
+            with(&|v| v["pages"][0]["elements"][2]["format"] = json!("code-128")),
+        ),
+        (
+            "a colour that is no #RRGGBB",
+            with(&|v| v["pages"][0]["elements"][0]["style"]["color"] = json!("red")),
+        ),
+        (
+            "a font size of 0",
+            with(&|v| v["pages"][0]["elements"][0]["style"]["font_size"] = json!(0)),
+        ),
+        (
+            "a link to page 0",
+            with(&|v| {
+                v["pages"][0]["elements"][0]["link"] =
+                    json!({"target": {"type": "page", "page": 0}})
+            }),
+        ),
+        (
+            "a font weight of no allowed value",
+            with(&|v| v["pages"][0]["elements"][0]["style"]["font_weight"] = json!("heavy")),
+        ),
+        (
+            "a cell border that is true",
+            with(&|v| v["pages"][0]["elements"][1]["cell"] = json!({"borders": {"top": true}})),
+        ),
+        (
+            "both x and x_anchor",
+            with(&|v| {
+                v["pages"][0]["elements"][0]["x_anchor"] =
+                    json!({"reference": "page_right", "offset": 5})
+            }),
+        ),
+        (
+            "neither x nor x_anchor",
+            with(&|v| {
+                v["pages"][0]["elements"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("x");
+            }),
+        ),
+        (
+            "a column span of 0",
+            with(&|v| v["pages"][0]["elements"][1]["rows"][1]["a"]["col_span"] = json!(0)),
+        ),
+        (
+            "an unknown profile",
+            with(&|v| v["settings"] = json!({"profile": "pdf/x"})),
+        ),
+        (
             "a link target with a field of the other kind",
             with(&|v| {
                 v["pages"][0]["elements"][0]["link"] =
@@ -617,4 +710,139 @@ fn the_document_is_valid_openapi_3_1() {
             "{name}"
         );
     }
+}
+
+// ---------------------------------------------------------------- messages
+
+/// Every value of `value` with its path, objects and arrays included.
+fn walk(value: &Value, path: Vec<PathStep>, out: &mut Vec<(Vec<PathStep>, Value)>) {
+    out.push((path.clone(), value.clone()));
+    match value {
+        Value::Object(o) => {
+            for (k, v) in o {
+                let mut p = path.clone();
+                p.push(PathStep::Key(k.clone()));
+                walk(v, p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(PathStep::Index(i));
+                walk(v, p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn replaced(root: &Value, path: &[PathStep], with: Value) -> Value {
+    let mut copy = root.clone();
+    let mut at = &mut copy;
+    for step in path {
+        at = match step {
+            PathStep::Key(k) => &mut at[k.as_str()],
+            PathStep::Index(i) => &mut at[*i],
+        };
+    }
+    *at = with;
+    copy
+}
+
+/// Values of other JSON types than `value`'s.
+fn wrong_types(value: &Value) -> Vec<Value> {
+    let all = [
+        json!("text"),
+        json!(7),
+        json!(1.5),
+        json!(true),
+        json!({"k": 1}),
+        json!([1]),
+        Value::Null,
+    ];
+    let kind = |v: &Value| match v {
+        Value::Number(n) if n.is_f64() => 1,
+        Value::Number(_) => 1,
+        Value::String(_) => 2,
+        Value::Bool(_) => 3,
+        Value::Object(_) => 4,
+        Value::Array(_) => 5,
+        Value::Null => 6,
+    };
+    all.into_iter().filter(|v| kind(v) != kind(value)).collect()
+}
+
+/// serde's wording names Rust types; the document's words must not.
+#[test]
+fn schema_errors_name_no_rust_types() {
+    const RUST: &[&str] = &[
+        "struct ",
+        "enum ",
+        "f64",
+        "f32",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "usize",
+        "i32",
+        "i64",
+        "isize",
+        "Option",
+        "Vec<",
+        "Raw",
+        "String",
+        "map,",
+        "sequence",
+        "variant of",
+    ];
+    let mut requests = vec![invalid_requests().0];
+    for name in [
+        "label.json",
+        "invoice.json",
+        "carrier_label_4x6.json",
+        "parcel_label_gs1.json",
+    ] {
+        let path = manifest_dir().join("examples").join(name);
+        requests.push(serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap());
+    }
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for request in &requests {
+        let mut values = Vec::new();
+        walk(request, Vec::new(), &mut values);
+        // At most about 150 paths of each request, spread over all of it.
+        let step = values.len().div_ceil(150);
+        for (path, value) in values.iter().step_by(step).filter(|(p, _)| !p.is_empty()) {
+            for bad in wrong_types(value) {
+                let body = serde_json::to_vec(&replaced(request, path, bad.clone())).unwrap();
+                let Err(labelpress::validate::RequestError::Invalid(violations)) =
+                    crate::support::ENGINE.validate(&body)
+                else {
+                    continue;
+                };
+                checked += 1;
+                for v in violations {
+                    if RUST.iter().any(|word| v.message.contains(word)) {
+                        wrong.push(format!("{path:?} = {bad}: {}: {}", v.path, v.message));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "{checked} invalid requests");
+    wrong.sort();
+    wrong.dedup();
+    assert!(
+        wrong.is_empty(),
+        "{} messages name Rust types:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(40)].join("\n")
+    );
 }
