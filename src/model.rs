@@ -105,7 +105,8 @@ pub struct Defaults {
     pub text: Option<TextStyle>,
     /// Stroke defaults of lines and shapes.
     pub stroke: Option<StrokeStyle>,
-    /// Fill defaults of shapes.
+    /// Fill defaults of shapes, and the lowest layer of a table cell's
+    /// fill (under the table's and the cell's own).
     pub fill: Option<FillStyle>,
     /// Shape defaults.
     pub shape: Option<ShapeDefaults>,
@@ -186,7 +187,8 @@ pub struct TextStyle {
     pub shrink_to_fit: Option<bool>,
     /// Lowest size in pt `shrink_to_fit` goes down to.
     pub min_font_size: Option<f64>,
-    /// Makes the text a link.
+    /// Makes the text a link; in a table cell's style the whole cell, in
+    /// a barcode's `hrt.style` the human-readable text's box.
     pub link: Option<LinkSpec>,
 }
 

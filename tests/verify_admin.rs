@@ -596,7 +596,11 @@ async fn banned_accounts_are_listed_until_unbanned() {
 #[tokio::test]
 async fn a_body_not_declared_as_json_is_415() {
     let h = start().await;
-    for content_type in [Some("text/plain"), Some("application/x-www-form-urlencoded"), None] {
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        None,
+    ] {
         let mut request = h
             .client
             .post(format!("{}/admin/api/tokens", h.base))

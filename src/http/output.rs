@@ -83,6 +83,14 @@ pub struct Query {
 /// The values of `?format=`, as written (ASCII case ignored).
 pub const FORMATS: [(&str, Format); 2] = [("pdf", Format::Pdf), ("png", Format::Png)];
 
+/// A whole number as the docs write one: decimal digits only, no sign, no
+/// blank, no leading zero (`0` itself aside), within u64.
+fn whole_number(text: &str) -> Option<u64> {
+    let digits_only = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let leading_zero = text.len() > 1 && text.starts_with('0');
+    (digits_only && !leading_zero).then(|| text.parse().ok())?
+}
+
 impl Query {
     /// Reads `dpi`, `sheet`, `mono` and `format` from a raw query string; a repeated
     /// parameter is refused (which one was meant is not clear).
@@ -95,14 +103,15 @@ impl Query {
         {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let value = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
-            let value = value.trim();
+            // As written: `300 `, `+300` and `0300` are no whole numbers.
+            let value = value.as_ref();
             let bad = |why: &str| ApiError::InvalidQuery(format!("?{key}={value}: {why}"));
             let repeated = || ApiError::InvalidQuery(format!("?{key} is given more than once"));
             match key {
                 "dpi" => {
-                    let dpi: u32 = value
-                        .parse()
-                        .map_err(|_| bad("dpi must be a whole number of dots per inch"))?;
+                    let dpi = whole_number(value)
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| bad("dpi must be a whole number of dots per inch"))?;
                     if let Some(problem) = dpi_problem(f64::from(dpi), limits) {
                         return Err(bad(&problem));
                     }
@@ -111,9 +120,8 @@ impl Query {
                     }
                 }
                 "sheet" => {
-                    let sheet = value
-                        .parse::<usize>()
-                        .ok()
+                    let sheet = whole_number(value)
+                        .and_then(|n| usize::try_from(n).ok())
                         .filter(|&s| s >= 1)
                         .ok_or_else(|| bad("sheet must be a whole number from 1"))?;
                     if parsed.sheet.replace(sheet).is_some() {
@@ -219,6 +227,15 @@ mod tests {
             "dpi=1201",
             "dpi=-5",
             "dpi=203.5",
+            // Issue 28: a whole number as written, nothing around it.
+            "dpi=+300",
+            "dpi=0300",
+            "dpi=300%20",
+            "dpi=%20300",
+            "dpi=300%0A",
+            "sheet=+2",
+            "sheet=02",
+            "mono=1%20",
             "sheet=0",
             "sheet=x",
             "sheet=-1",

@@ -21,9 +21,9 @@ use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
-use crate::json_strict::is_json_media_type as is_json;
 use crate::auth::{Auth, Grant};
 use crate::engine::{Engine, Format, Rendered};
+use crate::json_strict::is_json_media_type as is_json;
 use crate::worker::{RenderFailure, Renderer, WorkerError};
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {

@@ -356,7 +356,11 @@ fn json_declared(headers: &axum::http::HeaderMap) -> Result<(), AdminError> {
         return Ok(());
     }
     match headers.get(header::CONTENT_TYPE) {
-        Some(v) if crate::json_strict::is_json_media_type(&String::from_utf8_lossy(v.as_bytes())) => Ok(()),
+        Some(v)
+            if crate::json_strict::is_json_media_type(&String::from_utf8_lossy(v.as_bytes())) =>
+        {
+            Ok(())
+        }
         Some(v) => Err(AdminError::UnsupportedMediaType(
             String::from_utf8_lossy(v.as_bytes()).into_owned(),
         )),

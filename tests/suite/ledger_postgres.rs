@@ -832,7 +832,12 @@ async fn an_id_no_token_can_have_is_404_on_postgres_and_sled() {
     let sled_dir = tempfile::tempdir().unwrap();
     let on_sled = server::start(sled_dir.path(), &["--services", "verify"]);
     for base in [&on_pg.base, &on_sled.base] {
-        for id in ["tok_%00aaaaaaaaaaa", "tok_aaaa%00", "%00", "tok_%C3%A9aaaaaaaaaaa"] {
+        for id in [
+            "tok_%00aaaaaaaaaaa",
+            "tok_aaaa%00",
+            "%00",
+            "tok_%C3%A9aaaaaaaaaaa",
+        ] {
             let (status, body) = admin_get(base, &format!("/tokens/{id}")).await;
             assert_eq!(status, 404, "{base} {id}: {body}");
             let (status, body) = admin_get(base, &format!("/usage?token={id}")).await;
