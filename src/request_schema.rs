@@ -231,12 +231,12 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         (
             "PolygonElement",
             "points",
-            json!({"minItems": 3, "maxItems": 10_000}),
+            json!({"minItems": crate::validate::POLYGON_POINTS.start(), "maxItems": crate::validate::POLYGON_POINTS.end()}),
         ),
         (
             "ImageElement",
             "format",
-            json!({"enum": ["png", "jpg", "jpeg", "gif", "webp", "svg"]}),
+            json!({"enum": crate::validate::IMAGE_FORMATS}),
         ),
         ("TableElement", "x", coordinate.clone()),
         ("TableElement", "y", coordinate.clone()),

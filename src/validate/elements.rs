@@ -202,16 +202,16 @@ impl Validator<'_> {
                 self.link_rules(&format!("{path}.link"), e.link.as_ref());
             }
             Element::Polygon(p) => {
-                if p.points.len() < 3 {
+                if p.points.len() < *POLYGON_POINTS.start() {
                     self.push(
                         format!("{path}.points"),
-                        "a polygon needs at least 3 points",
+                        format!("a polygon needs at least {} points", POLYGON_POINTS.start()),
                     );
                 }
-                if p.points.len() > 10_000 {
+                if p.points.len() > *POLYGON_POINTS.end() {
                     self.push(
                         format!("{path}.points"),
-                        "a polygon may have at most 10000 points",
+                        format!("a polygon may have at most {} points", POLYGON_POINTS.end()),
                     );
                 }
                 for (i, pt) in p.points.iter().enumerate() {
@@ -723,6 +723,9 @@ impl Validator<'_> {
 
 /// Tolerance of the content-box rule (mm): rounding, not a real overhang.
 const CONTENT_BOX_EPS: f64 = 1e-6;
+
+/// How many points a polygon has: validation and the request schema.
+pub const POLYGON_POINTS: std::ops::RangeInclusive<usize> = 3..=10_000;
 
 /// Whether `b` leaves `content` to the left or right.
 pub(crate) fn outside_across(b: &Rect, content: &Rect) -> bool {

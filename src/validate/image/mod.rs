@@ -29,6 +29,10 @@ use crate::config::Limits;
 use crate::model::ImageElement;
 
 pub use self::error::ImageError;
+
+/// The image formats a document may name (`format`, a resource file's
+/// extension): one list for validation and the request schema.
+pub const IMAGE_FORMATS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "svg"];
 pub use self::source::ResourceDir;
 
 /// The image formats the renderer embeds.
@@ -188,9 +192,7 @@ impl Validator<'_> {
             return None;
         };
         if let Some(format) = &image.format {
-            if !["png", "jpg", "jpeg", "gif", "webp", "svg"]
-                .contains(&format.to_ascii_lowercase().as_str())
-            {
+            if !IMAGE_FORMATS.contains(&format.to_ascii_lowercase().as_str()) {
                 self.push(
                     format!("{path}.format"),
                     "must be png, jpg, jpeg, gif, webp or svg",

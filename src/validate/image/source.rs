@@ -55,7 +55,7 @@ pub(super) fn is_file_name(data: &str) -> bool {
         && data
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
-        && ["png", "jpg", "jpeg", "webp", "gif", "svg"].contains(&ext)
+        && super::IMAGE_FORMATS.contains(&ext)
 }
 
 /// Decodes the `data` field: data URI, resource file name, or Base64.
