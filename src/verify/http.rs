@@ -222,21 +222,15 @@ fn unique_query(
     Ok(by_name)
 }
 
-fn parse_dry_run(query: &HashMap<String, String>) -> Result<bool, String> {
-    match query.get("dry_run").map(String::as_str) {
+/// A boolean query flag of `/v1/verify` (`dry_run`, and the extension
+/// `uncharged`: record renders refused at report time instead of
+/// deducting, see [`VerifyCall::uncharged`]): absent, `false` or `0` is
+/// false; `true`, `1` or empty is true.
+fn query_flag(query: &HashMap<String, String>, name: &str) -> Result<bool, String> {
+    match query.get(name).map(String::as_str) {
         None | Some("false" | "0") => Ok(false),
         Some("true" | "1" | "") => Ok(true),
-        Some(other) => Err(format!("dry_run must be true or false, not {other:?}")),
-    }
-}
-
-/// The extension `uncharged=true`: record renders refused at report time
-/// instead of deducting (see [`VerifyCall::uncharged`]).
-fn parse_uncharged(query: &HashMap<String, String>) -> Result<bool, String> {
-    match query.get("uncharged").map(String::as_str) {
-        None | Some("false" | "0") => Ok(false),
-        Some("true" | "1" | "") => Ok(true),
-        Some(other) => Err(format!("uncharged must be true or false, not {other:?}")),
+        Some(other) => Err(format!("{name} must be true or false, not {other:?}")),
     }
 }
 
@@ -270,8 +264,8 @@ async fn check(
     };
     let bad = |m: String| VerifyHttpError::Rejected(Rejection::BadRequest, Some(m));
     let query = unique_query(query).map_err(bad)?;
-    let dry_run = parse_dry_run(&query).map_err(bad)?;
-    let uncharged = parse_uncharged(&query).map_err(bad)?;
+    let dry_run = query_flag(&query, "dry_run").map_err(bad)?;
+    let uncharged = query_flag(&query, "uncharged").map_err(bad)?;
     if dry_run && uncharged {
         return Err(bad(
             "dry_run and uncharged cannot both be true: recording uncharged renders writes".into(),
