@@ -144,7 +144,10 @@ pub struct Limits {
     pub body_bytes: usize,
     /// Most sheets (request pages plus continuation sheets) in one document.
     pub sheets: usize,
-    /// Most table cells in one document.
+    /// Most table cells in one document. Left out of the configuration, it
+    /// is what a render worker's memory cap holds
+    /// ([`Limits::table_cells_within`]), so that every document inside the
+    /// published limits renders; set above that, the start is refused.
     pub table_cells: usize,
     /// Most elements (all pages, header and footer, block children) in one document.
     pub elements: usize,
@@ -298,12 +301,46 @@ pub struct Limits {
     pub barcode_module_min_mm: f64,
 }
 
+/// The render worker's default address-space cap in MiB.
+const DEFAULT_WORKER_MEMORY_MB: u64 = 4096;
+
+/// Table cells one MiB of a render worker's memory holds, with room to
+/// spare: the densest tables (20 narrow columns whose every cell wraps, each
+/// cell its own placed box in Typst) peak at about 17 KiB a cell.
+pub const TABLE_CELLS_PER_WORKER_MIB: u64 = 40;
+
+/// The most table cells allowed when no worker cap binds (DECISIONS section 7).
+pub const TABLE_CELLS_UNCAPPED: usize = 1_000_000;
+
+impl Limits {
+    /// The memory cap a render actually runs under, in MiB (0: none):
+    /// `render_worker_memory_mb` binds only worker processes.
+    pub fn render_memory_cap_mb(&self) -> u64 {
+        match self.render_isolation {
+            Isolation::Process => self.render_worker_memory_mb,
+            Isolation::Thread => 0,
+        }
+    }
+
+    /// The most table cells a render capped at `worker_memory_mb` (0: no
+    /// cap) can lay out and compile.
+    pub fn table_cells_within(worker_memory_mb: u64) -> usize {
+        if worker_memory_mb == 0 {
+            return TABLE_CELLS_UNCAPPED;
+        }
+        let cells = worker_memory_mb.saturating_mul(TABLE_CELLS_PER_WORKER_MIB);
+        usize::try_from(cells).map_or(TABLE_CELLS_UNCAPPED, |cells| {
+            cells.min(TABLE_CELLS_UNCAPPED)
+        })
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
             body_bytes: 20 * 1024 * 1024,
             sheets: 2_000,
-            table_cells: 1_000_000,
+            table_cells: Limits::table_cells_within(DEFAULT_WORKER_MEMORY_MB),
             elements: 100_000,
             text_chars: 2_000_000,
             text_line_chars: 10_000,
@@ -324,7 +361,7 @@ impl Default for Limits {
             render_queue: 64,
             render_thread_nice: Nice(19),
             render_isolation: Isolation::Process,
-            render_worker_memory_mb: 4096,
+            render_worker_memory_mb: DEFAULT_WORKER_MEMORY_MB,
             auth_cache_ttl_s: 300,
             blacklist_recheck_s: 5,
             rate_limit_per_second: 50,

@@ -235,6 +235,16 @@ impl RuntimeConfig {
                 "a recheck after the blacklist entry expired never happens",
             ),
         ];
+        let cells_held = super::Limits::table_cells_within(l.render_memory_cap_mb());
+        if l.table_cells > cells_held {
+            return Err(SettingError::Order {
+                low_key: "limits.table_cells",
+                low: l.table_cells as f64,
+                high_key: "the cells limits.render_worker_memory_mb holds",
+                high: cells_held as f64,
+                why: "a table inside the limit would exhaust the render worker's memory; raise the cap, or leave table_cells out to derive it from the cap",
+            });
+        }
         for (low_key, low, high_key, high, why) in rules {
             if low > high {
                 return Err(SettingError::Order {

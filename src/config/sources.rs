@@ -234,7 +234,15 @@ fn parse_toml(origin: &str, text: &str) -> Result<Table, ConfigError> {
 
 /// The settings a table holds, on the built-in defaults; the error on one line.
 fn settings(table: Table) -> Result<RuntimeConfig, String> {
-    let config = RuntimeConfig::deserialize(table).map_err(|e| one_line(&e.to_string()))?;
+    let table_cells_set = table
+        .get("limits")
+        .and_then(Value::as_table)
+        .is_some_and(|limits| limits.contains_key("table_cells"));
+    let mut config = RuntimeConfig::deserialize(table).map_err(|e| one_line(&e.to_string()))?;
+    if !table_cells_set {
+        config.limits.table_cells =
+            super::Limits::table_cells_within(config.limits.render_memory_cap_mb());
+    }
     config.check_each_key().map_err(|e| e.to_string())?;
     Ok(config)
 }
@@ -300,6 +308,44 @@ mod tests {
         assert_eq!(config.fonts.fallback, ["Noto Sans", "DejaVu Sans"]);
         // Untouched keys keep their defaults.
         assert_eq!(config.limits.sheets, 2_000);
+    }
+
+    /// Issue 28 item 2: `table_cells` follows the memory a render has.
+    #[test]
+    fn table_cells_left_out_follow_the_render_memory_cap() {
+        let cells = |pairs: &[(&str, &str)]| load(None, pairs).unwrap().limits.table_cells;
+        assert_eq!(cells(&[]), 4096 * 40);
+        assert_eq!(RuntimeConfig::default().limits.table_cells, 4096 * 40);
+        assert_eq!(
+            cells(&[("LABELPRESS_LIMITS__RENDER_WORKER_MEMORY_MB", "8192")]),
+            8192 * 40
+        );
+        assert_eq!(
+            cells(&[("LABELPRESS_LIMITS__RENDER_WORKER_MEMORY_MB", "0")]),
+            1_000_000
+        );
+        assert_eq!(
+            cells(&[("LABELPRESS_LIMITS__RENDER_WORKER_MEMORY_MB", "1048576")]),
+            1_000_000
+        );
+        assert_eq!(
+            cells(&[("LABELPRESS_LIMITS__RENDER_ISOLATION", "thread")]),
+            1_000_000
+        );
+        let file = "[limits]\nrender_worker_memory_mb = 2048\n";
+        assert_eq!(load(Some(file), &[]).unwrap().limits.table_cells, 2048 * 40);
+        // Set explicitly: kept when the cap holds it, refused when not.
+        assert_eq!(cells(&[("LABELPRESS_LIMITS__TABLE_CELLS", "100")]), 100);
+        let refused = load(None, &[("LABELPRESS_LIMITS__TABLE_CELLS", "1000000")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("limits.table_cells = 1000000")
+                && refused.contains("render_worker_memory_mb holds = 163840"),
+            "{refused}"
+        );
+        let file = "[limits]\ntable_cells = 500000\nrender_worker_memory_mb = 16384\n";
+        assert_eq!(load(Some(file), &[]).unwrap().limits.table_cells, 500_000);
     }
 
     #[test]

@@ -47,7 +47,10 @@ async fn a_render_past_its_deadline_is_stopped_and_its_slot_serves_the_next_requ
     // machine time to read and queue the 9 MB body, so that the deadline
     // passes while the worker compiles (one withdrawn from the queue would
     // never reach a worker).
-    let server = one_slot(dir.path(), "render_deadline_ms = 3000");
+    let server = one_slot(
+        dir.path(),
+        "render_deadline_ms = 3000\nrender_worker_memory_mb = 0",
+    );
     assert_eq!(replaced(&server).await, 0.0);
     // Several seconds of work even on a fast machine.
     let slow = render(&server.base, SYSTEM, &long_table(80_000)).await;
@@ -61,12 +64,25 @@ async fn a_render_past_its_deadline_is_stopped_and_its_slot_serves_the_next_requ
     assert_eq!(workers.len(), 1, "one worker per slot: {workers:?}");
 }
 
+/// `n` short texts on one A4 sheet, each wrapped in its own width: every
+/// one is its own box in Typst, about 15 KiB of a worker's memory apiece.
+fn many_boxed_texts(n: usize) -> Value {
+    let elements: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"type": "text", "x": (i % 19) * 10, "y": (i / 19) % 280,
+                   "content": format!("t{i}"), "style": {"width": 9, "font_size": 4}})
+        })
+        .collect();
+    json!({"pages": [{"size": "a4", "elements": elements}]})
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_worker_that_runs_out_of_its_memory_cap_fails_only_its_own_request() {
     let dir = tempfile::tempdir().unwrap();
     let server = one_slot(dir.path(), "render_worker_memory_mb = 1024");
     let before = worker_pids(&server);
-    let heavy = render(&server.base, SYSTEM, &long_table(60_000)).await;
+    // Tables cannot do this any more: table_cells follows the cap.
+    let heavy = render(&server.base, SYSTEM, &many_boxed_texts(99_000)).await;
     // Issue 28 item 2: the worker says it ran out of its cap before it
     // dies, and the client learns why (never a 500 it cannot act on).
     let body = heavy.assert_error(422, "API-002");
@@ -83,6 +99,66 @@ async fn a_worker_that_runs_out_of_its_memory_cap_fails_only_its_own_request() {
     let after = worker_pids(&server);
     assert_eq!(after.len(), 1);
     assert_ne!(before, after, "the dead worker was replaced");
+}
+
+/// The densest table of `cells` cells: 20 narrow columns whose every cell
+/// wraps onto two or more lines, so each cell is its own box in Typst.
+fn densest_table(cells: usize) -> Value {
+    let columns: Vec<Value> = (0..20)
+        .map(|c| json!({"key": format!("c{c}"), "header": format!("C{c}"), "width": {"mode": "auto"}}))
+        .collect();
+    let rows: Vec<Value> = (0..cells / 20)
+        .map(|r| {
+            let row: serde_json::Map<String, Value> = (0..20)
+                .map(|c| (format!("c{c}"), json!(format!("ab{r} cd{c} ef gh"))))
+                .collect();
+            Value::Object(row)
+        })
+        .collect();
+    json!({"pages": [{"size": "a4", "elements": [
+        {"type": "table", "x": 10, "y": 10, "width": 190, "columns": columns, "rows": rows}
+    ]}]})
+}
+
+/// Issue 28 item 2: every document inside the published limits renders at
+/// the default worker cap. The limit that a table's memory bound,
+/// `table_cells`, is derived from the cap; the largest table it allows, of
+/// the densest kind, renders (a longer deadline only keeps a loaded CI
+/// machine from turning this into a deadline test).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_largest_table_the_limits_allow_renders_at_the_default_worker_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = one_slot(dir.path(), "render_deadline_ms = 600000");
+    let config = server::get(&server.base, "/v1/doc/runtime-config")
+        .await
+        .json();
+    assert_eq!(config["limits"]["render_worker_memory_mb"], 4096);
+    let cells = config["limits"]["table_cells"].as_u64().unwrap() as usize;
+    assert_eq!(cells, 4096 * 40);
+    let document = densest_table(cells);
+    let too_many = densest_table(cells + 20);
+    let refused = render(&server.base, SYSTEM, &too_many).await;
+    let body = refused.assert_error(422, "API-002");
+    assert!(body.to_string().contains("table cells"), "{body}");
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(900))
+        .build()
+        .unwrap();
+    let response = client
+        .post(format!("{}/api/v1/label", server.base))
+        .bearer_auth(SYSTEM)
+        .json(&document)
+        .send()
+        .await
+        .unwrap();
+    let reply = server::reply(response).await;
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.bytes[..reply.bytes.len().min(2000)])
+    );
+    assert!(reply.bytes.starts_with(b"%PDF-"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -202,7 +278,10 @@ async fn a_check_past_the_deadline_is_stopped_like_a_render() {
     // 1 s leaves a busy machine time to read the 16 MB body; its
     // validation and layout (2,728 sheets) take longer even on an idle one
     // (1.8 s; an 80,000-row check passed 2 s there).
-    let server = one_slot(dir.path(), "render_deadline_ms = 1000\nsheets = 10000");
+    let server = one_slot(
+        dir.path(),
+        "render_deadline_ms = 1000\nsheets = 10000\nrender_worker_memory_mb = 0",
+    );
     let slow = check(&server.base, &long_table(150_000)).await;
     slow.assert_error(503, "API-503");
     let small = check(&server.base, &label("fine")).await;

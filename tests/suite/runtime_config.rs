@@ -506,6 +506,7 @@ fn every_published_range_is_what_the_start_enforces() {
                 "png_dpi",
                 "min_font_size",
                 "blacklist_recheck_s",
+                "table_cells",
                 "font_size",
                 "png_dpi_max",
                 "auth_cache_ttl_s",
