@@ -309,7 +309,7 @@ const DEFAULT_WORKER_MEMORY_MB: u64 = 4096;
 /// cell its own placed box in Typst) peak at about 17 KiB a cell.
 pub const TABLE_CELLS_PER_WORKER_MIB: u64 = 40;
 
-/// The most table cells allowed when no worker cap binds (DECISIONS section 7).
+/// The most table cells allowed when no worker cap binds.
 pub const TABLE_CELLS_UNCAPPED: usize = 1_000_000;
 
 impl Limits {
