@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
-use crate::engine::RenderError;
-use crate::validate::{RequestError, Violation};
+use labelpress_document::engine::RenderError;
+use labelpress_document::validate::{RequestError, Violation};
 
 /// One error of the render route.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -13,11 +13,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::api_error::ApiError;
-use crate::config::RuntimeConfig;
-use crate::engine::fonts::FontOptions;
-use crate::engine::Engine;
-use crate::validate::ResourceDir;
 use exit::{Exit, Failure};
+use labelpress_document::config::RuntimeConfig;
+use labelpress_document::engine::fonts::FontOptions;
+use labelpress_document::engine::Engine;
+use labelpress_document::validate::ResourceDir;
 use output::{out, print_api_error, Destination};
 
 /// Stack of the server's async and blocking threads: blocking threads
@@ -317,7 +317,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let errors_on_stderr = document_on_stdout(&cli.command);
     let main = std::thread::Builder::new()
         .name("labelpress".into())
-        .stack_size(crate::worker::child::RENDER_STACK_BYTES)
+        .stack_size(labelpress_document::engine::threads::RENDER_STACK_BYTES)
         .spawn(move || run_inner(cli));
     let exit = match main.map(|thread| thread.join()) {
         Ok(Ok(Ok(exit))) => exit,
@@ -367,7 +367,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
                     // Warnings never fail a check: one line each, on
                     // standard output like the violations' body.
                     let mut text = String::new();
-                    for w in crate::warnings::check(&laid) {
+                    for w in labelpress_document::warnings::check(&laid) {
                         let _ = writeln!(text, "{}: {} {}", w.path, w.code, w.message);
                     }
                     out(&text);
@@ -383,7 +383,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
         } => {
             // Every barcode error is a refusal of the input (the barcode
             // service answers 400 with the same message).
-            let svg = crate::barcode::cli_svg(&symbology, &content, &opts)
+            let svg = labelpress_barcode::cli_svg(&symbology, &content, &opts)
                 .map_err(|e| Failure::new(Exit::Refused, e.to_string()))?;
             out(&svg);
             Ok(Exit::Success)
@@ -432,7 +432,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
         Command::Token(args) => crate::verify::cli::run(args),
         Command::Openapi { request_schema } => {
             let document = if request_schema {
-                crate::request_schema::document_request()
+                labelpress_document::request_schema::document_request()
             } else {
                 crate::openapi::document()
             };

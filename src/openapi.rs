@@ -16,10 +16,6 @@ use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 use crate::api_error::{ApiError, ErrorBody};
-use crate::barcode::option_specs::{find, specific, Kind, OptionSpec, COMMON};
-use crate::barcode::Symbology;
-use crate::model::RawRequest;
-use crate::request_schema::{self, DIALECT};
 use crate::verify::admin::{
     AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp, MAX_ACCOUNT_LEN,
     MAX_BALANCE,
@@ -29,6 +25,10 @@ use crate::verify::protocol::{Granted, Rejection, RejectionBody};
 use crate::verify::record::BannedAccount;
 use crate::verify::search::{TokenPage, DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
 use crate::verify::service::MAX_IDEMPOTENCY_KEY;
+use labelpress_barcode::option_specs::{find, specific, Kind, OptionSpec, COMMON};
+use labelpress_barcode::Symbology;
+use labelpress_document::model::RawRequest;
+use labelpress_document::request_schema::{self, DIALECT};
 
 /// The document, serialised once: it depends on nothing but the binary.
 pub fn bytes() -> &'static [u8] {
@@ -370,8 +370,11 @@ fn with_responses(mut operation: Value, responses: BTreeMap<String, Value>) -> V
 /// parameter: OpenAPI ignores one by that name; the 200's two media types
 /// and the description say it.)
 fn render_parameters() -> Value {
-    let config = crate::config::RuntimeConfig::default();
-    let (min, max) = (crate::engine::raster::MIN_DPI, config.limits.png_dpi_max);
+    let config = labelpress_document::config::RuntimeConfig::default();
+    let (min, max) = (
+        labelpress_document::engine::raster::MIN_DPI,
+        config.limits.png_dpi_max,
+    );
     let formats: Vec<&str> = crate::http::output::FORMATS
         .iter()
         .map(|(n, _)| *n)
@@ -413,7 +416,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
                     "X-Labelpress-Warnings": {
                         "description": "How many validation warnings the document has (`0` too): what `POST /api/v1/label/check` lists. Warnings never change the PDF.",
                         "required": true,
-                        "schema": {"type": "integer", "minimum": 0, "maximum": crate::warnings::MAX_WARNINGS},
+                        "schema": {"type": "integer", "minimum": 0, "maximum": labelpress_document::warnings::MAX_WARNINGS},
                     },
                     "Vary": header_ref("Vary"),
                     "Content-Disposition": {
@@ -448,7 +451,7 @@ fn check_label(schemas: &mut Schemas) -> Value {
         "responses": {
             "200": response(
                 "The verdict: the document's sheets and warnings, or its violations.",
-                Some(json_body(schemas.of::<crate::warnings::CheckReport>())),
+                Some(json_body(schemas.of::<labelpress_document::warnings::CheckReport>())),
                 &[],
             ),
         },
@@ -478,7 +481,7 @@ fn runtime_config(schemas: &mut Schemas) -> Value {
             "200": {
                 "description": "The runtime configuration.",
                 "headers": {"X-Request-Id": header_ref("X-Request-Id"), "ETag": {"description": "Strong validator of the configuration.", "schema": {"type": "string"}}},
-                "content": json_body(schemas.of::<crate::config::Published>()),
+                "content": json_body(schemas.of::<labelpress_document::config::Published>()),
             },
             "304": {
                 "description": "Unchanged since the ETag given.",
@@ -1201,7 +1204,7 @@ mod tests {
             .unwrap();
         let names: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["format", "dpi", "sheet", "mono"]);
-        let limits = crate::config::Limits::default();
+        let limits = labelpress_document::config::Limits::default();
         assert_eq!(params[1]["schema"]["maximum"], limits.png_dpi_max);
         assert_eq!(params[3]["schema"]["type"], "boolean");
     }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use axum::routing::get as route_get;
 use axum::Router;
-use labelpress::barcode::service::{router, router_with, EncodePool};
 use labelpress::config::Limits;
+use labelpress::http::barcode::{router, router_with, EncodePool};
 use tokio::net::TcpListener;
 
 struct Reply {

@@ -12,7 +12,7 @@
 
 #![no_main]
 
-use labelpress::barcode::service::BarcodeRequest;
+use labelpress::barcode::BarcodeRequest;
 use labelpress::barcode::Symbology;
 use libfuzzer_sys::fuzz_target;
 

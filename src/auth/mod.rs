@@ -25,10 +25,10 @@ use self::cache::{Blacklisted, Entry, Reserve, TokenCache};
 use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
-use crate::config::Limits;
 use crate::group_commit::{Backlog, Linger};
 use crate::http::metrics::Metrics;
 use crate::verify::{RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
+use labelpress_document::config::Limits;
 
 /// Longest bearer token looked at; anything longer is malformed (API-101).
 const MAX_TOKEN_LEN: usize = 512;

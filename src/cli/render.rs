@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::exit::{Exit, Failure};
 use super::output::{is_stdin, print_api_error, Destination};
-use crate::engine::raster;
-use crate::engine::Engine;
+use labelpress_document::engine::raster;
+use labelpress_document::engine::Engine;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -108,7 +108,7 @@ pub fn run(
 /// Renders the PNG sheets and writes each to its destination.
 fn write_pngs(
     engine: &Engine,
-    doc: &crate::layout::LaidOut,
+    doc: &labelpress_document::layout::LaidOut,
     request: &Path,
     output: Option<PathBuf>,
     png: &PngArgs,
@@ -122,7 +122,10 @@ fn write_pngs(
         Some(sheet) => vec![sheet],
         None => (1..=pngs.len()).collect(),
     };
-    let file_name = crate::pdf::output::file_name(&doc.document.settings, crate::engine::clock());
+    let file_name = labelpress_document::pdf::output::file_name(
+        &doc.document.settings,
+        labelpress_document::engine::clock(),
+    );
     let destinations = png_destinations(request, output, file_name.as_deref(), &numbers)?;
     for (destination, bytes) in destinations.iter().zip(&pngs) {
         destination.write(bytes)?;

@@ -1,6 +1,6 @@
 //! `POST /api/v1/label/check`: validates a DocumentRequest as the render
 //! route would and answers what `labelpress check` says, as JSON
-//! ([`CheckReport`](crate::warnings::CheckReport)): whether it renders, on how many sheets, and its
+//! ([`CheckReport`](labelpress_document::warnings::CheckReport)): whether it renders, on how many sheets, and its
 //! warnings, or its violations. Authenticated like the render route but
 //! never charged: the unit authentication reserves goes back at once.
 //! The same body checks (413, 415); a body that is not JSON or breaks a
@@ -11,7 +11,7 @@
 //! a render and may never crowd renders out:
 //! - it runs in a render thread's worker process, under the render
 //!   deadline (503 past it, the worker stopped) and the worker's memory cap;
-//! - at most [`Limits::check_slots`](crate::config::Limits::check_slots)
+//! - at most [`Limits::check_slots`](labelpress_document::config::Limits::check_slots)
 //!   checks run at once (one less than the render slots), so renders always
 //!   keep a render thread; a check waits for its turn until its deadline;
 //! - it counts against the token's rate limit like a render.

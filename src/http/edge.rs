@@ -52,7 +52,7 @@ use tokio::task::AbortHandle;
 use tokio::time::{Instant, Sleep};
 
 use super::tls::{self, TlsAcceptor};
-use crate::config::Limits;
+use labelpress_document::config::Limits;
 
 /// File descriptors kept for everything but connections: the listener,
 /// the stores' files, the runtime's own, render workers.

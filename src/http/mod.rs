@@ -4,7 +4,7 @@
 //! - [`render`]: `POST /api/v1/label` (auth in [`crate::auth`], the bounded
 //!   render [`pool`]), [`check`]: `POST /api/v1/label/check` (validation and
 //!   warnings, never charged), and `GET /v1/doc/runtime-config`;
-//! - barcode: [`crate::barcode::service::router`];
+//! - barcode: [`crate::http::barcode::router`];
 //! - verify: the verification service's router, in-process;
 //! - always: `/healthz`, `/readyz`, `/metrics`, `/version`, `/openapi.json` ([`probes`]),
 //!   API-005 fallbacks, and [`request_id`] around everything.
@@ -12,6 +12,7 @@
 //! Connections are accepted and read by [`edge`]: timeouts for heads and
 //! bodies, a cap on connections, and TLS when [`tls`] is configured.
 
+pub mod barcode;
 pub mod check;
 pub mod data_dir;
 pub mod edge;
@@ -46,10 +47,10 @@ use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
-use crate::config::{Isolation, Limits, Nice, RuntimeConfig};
-use crate::engine::Engine;
 use crate::verify::Verifier;
 use crate::worker::{Renderer, Workers};
+use labelpress_document::config::{Isolation, Limits, Nice, RuntimeConfig};
+use labelpress_document::engine::Engine;
 
 /// Which services a node runs (`--services`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,7 +317,7 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     if services.render {
         let published = match &state.engine {
             Some(engine) => engine.published_config(),
-            None => crate::config::Published::new(&state.config, Vec::new()),
+            None => labelpress_document::config::Published::new(&state.config, Vec::new()),
         };
         let config_json = serde_json::to_string(&published).unwrap_or_default();
         let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
@@ -340,7 +341,7 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
     }
     let mut app = app.with_state(state.clone());
     if services.barcode {
-        app = app.merge(crate::barcode::service::router(&state.config.limits));
+        app = app.merge(crate::http::barcode::router(&state.config.limits));
     }
     if let Some(verify) = verify {
         app = app.merge(verify);
@@ -401,7 +402,7 @@ impl InProcessVerify {
         self.0.clone()
     }
 
-    fn router(&self, limits: &crate::config::Limits) -> Router {
+    fn router(&self, limits: &labelpress_document::config::Limits) -> Router {
         let failed_auth = crate::verify::RateLimit {
             per_second: limits.failed_auth_per_second,
             burst: limits.failed_auth_burst,

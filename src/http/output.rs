@@ -11,9 +11,9 @@
 //! Other query parameters are ignored, as they always were.
 
 use crate::api_error::ApiError;
-use crate::config::Limits;
-use crate::engine::raster::{dpi_problem, Format};
-use crate::engine::{Output, PngOptions};
+use labelpress_document::config::Limits;
+use labelpress_document::engine::raster::{dpi_problem, Format};
+use labelpress_document::engine::{Output, PngOptions};
 
 /// The media types the route produces, in its order of preference when a
 /// client likes several equally.

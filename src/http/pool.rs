@@ -2,7 +2,7 @@
 //! waiting for them, and everything past that is API-503 at once.
 //!
 //! Each render thread is the only worker of its own one-thread rayon pool
-//! (see [`crate::engine::threads`]): Typst and the PDF exporter hand work to
+//! (see [`labelpress_document::engine::threads`]): Typst and the PDF exporter hand work to
 //! rayon, and with a private pool that work runs on the render's own thread
 //! instead of waking shared rayon workers that then spin idle beside the
 //! other renders. A thread takes the next job as soon as it finishes one, so
@@ -26,9 +26,9 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::api_error::ApiError;
-use crate::config::Limits;
-use crate::engine::threads;
 use crate::group_commit::Backlog;
+use labelpress_document::config::Limits;
+use labelpress_document::engine::threads;
 
 pub struct RenderPool {
     shared: Arc<Shared>,

@@ -22,9 +22,9 @@ use super::request_id::LogInfo;
 use super::state::AppState;
 use crate::api_error::ApiError;
 use crate::auth::{Auth, Grant};
-use crate::engine::{Engine, Format, Rendered};
-use crate::json_strict::is_json_media_type as is_json;
 use crate::worker::{RenderFailure, Renderer, WorkerError};
+use labelpress_document::engine::{Engine, Format, Rendered};
+use labelpress_document::json_strict::is_json_media_type as is_json;
 
 pub async fn label(State(state): State<AppState>, request: Request) -> Response {
     let started = Instant::now();
@@ -97,7 +97,7 @@ impl IntoResponse for Document {
         );
         headers.insert(WARNINGS_HEADER, HeaderValue::from(self.warnings));
         if let Some(name) = &self.file_name {
-            let disposition = crate::pdf::output::content_disposition(name);
+            let disposition = labelpress_document::pdf::output::content_disposition(name);
             if let Ok(value) = HeaderValue::from_str(&disposition) {
                 headers.insert(header::CONTENT_DISPOSITION, value);
             }
@@ -228,7 +228,7 @@ pub(super) fn failure(e: RenderFailure, retry_after_s: u64) -> ApiError {
         // The document, not the server: it will not render on this
         // deployment as it is, so a 4xx that says why (never a 500).
         RenderFailure::Worker(e @ WorkerError::OutOfMemory { .. }) => {
-            ApiError::Validation(vec![crate::validate::Violation {
+            ApiError::Validation(vec![labelpress_document::validate::Violation {
                 path: String::new(),
                 message: e.to_string(),
             }])

@@ -8,9 +8,9 @@ use tokio::sync::Semaphore;
 use super::metrics::Metrics;
 use super::pool::RenderPool;
 use crate::auth::Auth;
-use crate::config::RuntimeConfig;
-use crate::engine::Engine;
 use crate::worker::Renderer;
+use labelpress_document::config::RuntimeConfig;
+use labelpress_document::engine::Engine;
 
 /// Where the render route's verifier lives (shown by `/readyz`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct AppState {
     /// figures for `/metrics`).
     pub verify: Option<Arc<crate::verify::VerifyService>>,
     pub pool: Arc<RenderPool>,
-    /// Turns of the check route: [`crate::config::Limits::check_slots`],
+    /// Turns of the check route: [`labelpress_document::config::Limits::check_slots`],
     /// so that checks never hold every render thread.
     pub checks: Arc<Semaphore>,
     pub metrics: Arc<Metrics>,

@@ -54,7 +54,7 @@ fn failed_auth(shared: &Shared, peer: &Peer) -> Result<(), u64> {
 
 /// [`router_with`] with the default failed-authentication limit.
 pub fn router(service: Arc<VerifyService>) -> Router {
-    let limits = crate::config::Limits::default();
+    let limits = labelpress_document::config::Limits::default();
     router_with(
         service,
         RateLimit {
@@ -178,8 +178,8 @@ fn parse_count(body: &[u8]) -> Result<u64, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(1);
     }
-    let value =
-        crate::json_strict::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let value = labelpress_document::json_strict::from_slice(body)
+        .map_err(|e| format!("the body is not JSON: {e}"))?;
     let Some(object) = value.as_object() else {
         return Err("the body must be a JSON object like {\"count\": 1}".into());
     };
@@ -351,7 +351,9 @@ fn json_declared(headers: &axum::http::HeaderMap) -> Result<(), AdminError> {
     }
     match headers.get(header::CONTENT_TYPE) {
         Some(v)
-            if crate::json_strict::is_json_media_type(&String::from_utf8_lossy(v.as_bytes())) =>
+            if labelpress_document::json_strict::is_json_media_type(&String::from_utf8_lossy(
+                v.as_bytes(),
+            )) =>
         {
             Ok(())
         }
@@ -367,7 +369,7 @@ fn json_declared(headers: &axum::http::HeaderMap) -> Result<(), AdminError> {
 /// An integral number written with a fraction (`3.0`) is the integer it is
 /// (JSON Schema's `integer` admits it; serde's integer fields would not).
 fn json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AdminError> {
-    let mut value = crate::json_strict::from_slice(body)
+    let mut value = labelpress_document::json_strict::from_slice(body)
         .map_err(|e| AdminError::BadRequest(format!("the body is not JSON: {e}")))?;
     integral(&mut value);
     serde_json::from_value(value).map_err(|e| AdminError::Invalid(e.to_string()))

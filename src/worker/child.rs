@@ -15,17 +15,13 @@ use std::panic::AssertUnwindSafe;
 
 use super::protocol::{self, Answer, Job, Spec, READY};
 use crate::cli::exit::Exit;
-use crate::engine::fonts::FontOptions;
-use crate::engine::{threads, Engine, Output, RenderError};
-use crate::validate::ResourceDir;
-use crate::warnings::CheckReport;
+use labelpress_document::engine::fonts::FontOptions;
+use labelpress_document::engine::{threads, Engine, Output, RenderError};
+use labelpress_document::validate::ResourceDir;
+use labelpress_document::warnings::CheckReport;
 
 /// The file descriptor the server hands the worker its end of the socket on.
 pub const SOCKET_FD: i32 = 3;
-
-/// Stack of the thread that renders: deep enough for every nesting the
-/// validated limits allow (Typst and usvg recurse per level).
-pub const RENDER_STACK_BYTES: usize = 256 << 20;
 
 /// Runs the worker until the server closes the socket. Returns the exit code.
 pub fn run() -> Exit {
@@ -34,7 +30,7 @@ pub fn run() -> Exit {
     let socket = unsafe { UnixStream::from_raw_fd(SOCKET_FD) };
     let worker = std::thread::Builder::new()
         .name("render-worker".into())
-        .stack_size(RENDER_STACK_BYTES)
+        .stack_size(labelpress_document::engine::threads::RENDER_STACK_BYTES)
         .spawn(move || serve(socket));
     match worker.map(|w| w.join()) {
         Ok(Ok(Ok(()))) => Exit::Success,
@@ -118,7 +114,7 @@ fn render(
     engine: &Engine,
     body: &[u8],
     output: &Output,
-) -> Result<(crate::engine::Rendered, std::time::Duration), RenderError> {
+) -> Result<(labelpress_document::engine::Rendered, std::time::Duration), RenderError> {
     let doc = engine.validate(body)?;
     let started = std::time::Instant::now();
     let rendered = engine.render_as(&doc, output)?;

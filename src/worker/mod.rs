@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 pub use self::process::{Worker, WorkerError};
 pub use self::protocol::Spec;
-use crate::engine::{Engine, Output, RenderError, Rendered};
-use crate::warnings::CheckReport;
+use labelpress_document::engine::{Engine, Output, RenderError, Rendered};
+use labelpress_document::warnings::CheckReport;
 
 /// How a render thread turns a request body into a PDF.
 #[derive(Clone)]

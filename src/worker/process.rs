@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::child::SOCKET_FD;
 use super::protocol::{self, Answer, Job, Spec, READY};
-use crate::engine::{Output, RenderError, Rendered};
-use crate::warnings::CheckReport;
+use labelpress_document::engine::{Output, RenderError, Rendered};
+use labelpress_document::warnings::CheckReport;
 
 /// The longest a new worker may take to load its engine.
 const START_TIMEOUT: Duration = Duration::from_secs(30);

@@ -16,11 +16,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::RuntimeConfig;
-use crate::engine::fonts::FontOptions;
-use crate::engine::{Format, Output, RenderError, Rendered};
-use crate::validate::{RequestError, Violation};
-use crate::warnings::CheckReport;
+use labelpress_document::config::RuntimeConfig;
+use labelpress_document::engine::fonts::FontOptions;
+use labelpress_document::engine::{Format, Output, RenderError, Rendered};
+use labelpress_document::validate::{RequestError, Violation};
+use labelpress_document::warnings::CheckReport;
 
 /// The one byte a worker sends once its engine is ready.
 pub const READY: u8 = 0x52;
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn a_job_head_carries_the_output_options() {
-        use crate::engine::PngOptions;
+        use labelpress_document::engine::PngOptions;
         let output = Output::Png(PngOptions {
             dpi: Some(300),
             sheet: 2,

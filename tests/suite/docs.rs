@@ -235,7 +235,7 @@ fn nothing_cites_files_outside_the_repository() {
             "benches",
             "docs",
             "README.md",
-            "templates",
+            "crates",
             "scripts",
             "fuzz/fuzz_targets",
             ":!tests/suite/docs.rs",
@@ -1196,7 +1196,12 @@ fn every_request_field_is_documented() {
 #[test]
 fn docs_cited_by_the_code_exist_with_their_headings() {
     let root = manifest_dir();
-    let mut files = vec![root.join("src"), root.join("tests"), root.join("benches")];
+    let mut files = vec![
+        root.join("src"),
+        root.join("crates"),
+        root.join("tests"),
+        root.join("benches"),
+    ];
     let mut cited = 0;
     while let Some(path) = files.pop() {
         if path.is_dir() {
@@ -1489,7 +1494,7 @@ fn named_paths_exist_and_the_readme_links_every_doc() {
         "tests/",
         "benches/",
         "scripts/",
-        "templates/",
+        "crates/",
         "examples/",
         "docs/",
         ".ci/",

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod architecture;
 mod barcodes;
 mod cli;
 mod contract;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks a PDF's structure and reads its metadata with pikepdf (qpdf), a
-parser independent of typst, krilla and src/pdf/, and prints JSON.
+parser independent of typst, krilla and crates/document/src/pdf/, and prints JSON.
 
 Usage: pdfcheck.py FILE.pdf
 

@@ -18,8 +18,8 @@ use schemars::schema::Schema;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
-use crate::barcode::Symbology;
 use crate::model::*;
+use labelpress_barcode::Symbology;
 
 /// `$schema` of the standalone schema.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";

@@ -1,5 +1,6 @@
 //! Barcode engine: symbology encoders that produce a [`Symbol`], an SVG
-//! renderer, a GS1 element-string parser and the barcode HTTP service.
+//! renderer, a GS1 element-string parser and the parsed form of a barcode
+//! image request. No HTTP: the server's route reads [`BarcodeRequest`].
 //!
 //! Encoders never draw and renderers never encode (see STYLE.md). Every
 //! input is validated (character set, length, capacity bounds) before it
@@ -19,7 +20,7 @@ pub mod option_specs;
 mod options;
 mod pdf417;
 mod qr;
-pub mod service;
+mod request;
 pub mod svg;
 mod symbol;
 pub mod vector;
@@ -32,7 +33,7 @@ pub use options::{
     Bearer, DmShape, Options, Px, QrEcl, Rgb, MAX_BEARER, MAX_MARGIN, MAX_PIXELS,
     PDF417_MAX_CODEWORDS,
 };
-pub use service::cli_svg;
+pub use request::{cli_svg, BarcodeRequest};
 pub use symbol::{maxi, Run, Symbol};
 
 /// The symbologies of the barcode service, by their path names.

@@ -220,7 +220,7 @@ pub fn num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::barcode::Bearer;
+    use crate::Bearer;
 
     fn linear() -> Symbol {
         Symbol::Linear {

@@ -1,5 +1,5 @@
 //! Barcode elements: the symbol validation encoded and fitted
-//! (crate::barcode::fit) written as one SVG image that fills the element's box.
+//! (labelpress_barcode::fit) written as one SVG image that fills the element's box.
 
 use std::fmt::Write;
 use std::sync::Arc;

@@ -186,7 +186,7 @@ fn module_size(requested: Option<f64>, fits: f64, dpi: Option<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::barcode::Bearer;
+    use crate::Bearer;
 
     fn frame(width: f64, height: f64) -> Frame {
         Frame {

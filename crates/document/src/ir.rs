@@ -64,7 +64,7 @@ impl Text {
 #[derive(Debug, Clone)]
 pub struct Barcode {
     pub spec: BarcodeElement,
-    pub symbol: crate::barcode::fit::Fitted,
+    pub symbol: labelpress_barcode::fit::Fitted,
     /// The human-readable text's style and its line fitted to the box width.
     pub text: Option<(crate::style::ResolvedText, crate::rich_text::FittedText)>,
 }

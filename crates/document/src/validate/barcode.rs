@@ -1,14 +1,14 @@
 //! Barcode elements: their rules, then their symbol encoded and fitted into
-//! the box once (crate::barcode::fit), kept in the validated element.
+//! the box once (labelpress_barcode::fit), kept in the validated element.
 
 use super::{Frame, Validator};
-use crate::barcode::{fit, Symbology};
 use crate::config::StyleDefaults;
 use crate::ir::Barcode;
 use crate::layout::fallback::no_glyph_message;
 use crate::layout::{fit_text, Measurer};
 use crate::model::{BarcodeElement, Settings, TextAlign};
 use crate::style::{merge_text, resolve_text, ResolvedText};
+use labelpress_barcode::{fit, Symbology};
 
 /// HRT size when the request gives none (pt).
 const HRT_FONT_SIZE: f64 = 8.0;
@@ -105,7 +105,7 @@ impl Validator<'_> {
         }
         let symbol = fit::element_options(symbology, b.options.as_ref().map(|o| &o.symbology))
             .and_then(|options| {
-                let symbol = crate::barcode::encode(symbology, &b.content, &options)
+                let symbol = labelpress_barcode::encode(symbology, &b.content, &options)
                     .map_err(|e| (None, e.to_string()))?;
                 let text_height = text.as_ref().map_or(0.0, |(_, fitted)| fitted.height());
                 let frame = fit::Frame {

@@ -17,6 +17,10 @@
 
 use crate::config::Nice;
 
+/// Stack of a thread that renders: deep enough for every nesting the
+/// validated limits allow (Typst and usvg recurse per level).
+pub const RENDER_STACK_BYTES: usize = 256 << 20;
+
 /// A one-thread rayon pool whose thread is named `name` and runs `nice`
 /// steps below the priority it starts with. Work spawned on it (and rayon
 /// work that work spawns) stays on that thread.
@@ -24,7 +28,7 @@ pub fn render_thread(name: String, nice: Nice) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(move |_| name.clone())
-        .stack_size(crate::worker::child::RENDER_STACK_BYTES)
+        .stack_size(RENDER_STACK_BYTES)
         .start_handler(move |_| {
             if let Err(e) = lower_priority(nice) {
                 tracing::warn!(error = %e, "a render thread keeps its priority");

@@ -17,10 +17,10 @@
 //!   text are not bar height.
 
 use super::{mm, Code, Collector, Path};
-use crate::barcode::fit::element_options;
-use crate::barcode::vector::Bearers;
-use crate::barcode::Symbology;
 use crate::ir::Barcode;
+use labelpress_barcode::fit::element_options;
+use labelpress_barcode::vector::Bearers;
+use labelpress_barcode::Symbology;
 
 /// The least bar height of a 1-D symbol, in mm (see the module docs).
 pub const MIN_BAR_HEIGHT_MM: f64 = 5.0;

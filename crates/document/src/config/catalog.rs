@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::{Limits, RuntimeConfig, StyleDefaults};
-use crate::barcode::option_specs::BarcodeCatalog;
 use crate::pdf::{Profile, ProfileInfo};
+use labelpress_barcode::option_specs::BarcodeCatalog;
 
 /// A page size preset (`pages[].size`), matched case-insensitively.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]

@@ -26,7 +26,7 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
 
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!(
-        "{}/tests/fixtures/{name}",
+        "{}/../../tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap()
