@@ -214,6 +214,13 @@ impl RuntimeConfig {
         let l = &self.limits;
         let rules = [
             (
+                "limits.table_cells",
+                l.table_cells as f64,
+                "the cells limits.render_worker_memory_mb holds",
+                super::Limits::table_cells_within(l.render_memory_cap_mb()) as f64,
+                "a table inside the limit would exhaust the render worker's memory; raise the cap, or leave table_cells out to derive it from the cap",
+            ),
+            (
                 "defaults.min_font_size",
                 d.min_font_size,
                 "defaults.font_size",
@@ -235,16 +242,6 @@ impl RuntimeConfig {
                 "a recheck after the blacklist entry expired never happens",
             ),
         ];
-        let cells_held = super::Limits::table_cells_within(l.render_memory_cap_mb());
-        if l.table_cells > cells_held {
-            return Err(SettingError::Order {
-                low_key: "limits.table_cells",
-                low: l.table_cells as f64,
-                high_key: "the cells limits.render_worker_memory_mb holds",
-                high: cells_held as f64,
-                why: "a table inside the limit would exhaust the render worker's memory; raise the cap, or leave table_cells out to derive it from the cap",
-            });
-        }
         for (low_key, low, high_key, high, why) in rules {
             if low > high {
                 return Err(SettingError::Order {
