@@ -42,6 +42,25 @@ def files(paths):
                         yield os.path.join(root, entry)
 
 
+def group_heads(group):
+    """The first path segment of each item of a `use crate::{...}` group:
+    `a::X, b::{c, D}` gives a and b (not c, a module of b)."""
+    heads, depth, item = [], 0, ""
+    for char in group + ",":
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        if char == "," and depth == 0:
+            head = re.match(r"\s*(\w+)", item)
+            if head:
+                heads.append(head.group(1))
+            item = ""
+        else:
+            item += char
+    return heads
+
+
 def edges(names):
     graph = {name: set() for name in names}
     for name, paths in names.items():
@@ -49,7 +68,7 @@ def edges(names):
             text = open(path, encoding="utf-8").read()
             targets = set(CRATE_PATH.findall(text))
             for group in USE_GROUP.findall(text):
-                targets.update(re.findall(r"(?:^|[,{\s])(\w+)\s*(?:::|,|\}|$)", group))
+                targets.update(group_heads(group))
             for target in targets:
                 if target in names and target != name:
                     graph[name].add(target)
