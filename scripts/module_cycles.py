@@ -5,8 +5,9 @@ one module (a cycle).
 
 A crate is a folder with a Cargo.toml and a src/ folder. Its top-level modules
 are the files and folders directly under src/ (lib.rs and main.rs excluded).
-An edge A -> B is a `crate::B` path anywhere in A's files (use lines and
-inline paths alike); `super::` inside a top-level module stays inside it.
+An edge A -> B is a `crate::B` path in A's code (use lines, inline paths and
+attribute strings alike; comments, doc links included, are not imports);
+`super::` inside a top-level module stays inside it.
 
 Usage: scripts/module_cycles.py [ROOT]   (default: the repository root)
 """
@@ -15,6 +16,7 @@ import re
 import sys
 
 CRATE_PATH = re.compile(r"\bcrate::(\w+)")
+LINE_COMMENT = re.compile(r"//.*")
 USE_GROUP = re.compile(r"\buse\s+crate::\{([^;]*)\}", re.S)
 
 
@@ -65,7 +67,7 @@ def edges(names):
     graph = {name: set() for name in names}
     for name, paths in names.items():
         for path in files(paths):
-            text = open(path, encoding="utf-8").read()
+            text = LINE_COMMENT.sub("", open(path, encoding="utf-8").read())
             targets = set(CRATE_PATH.findall(text))
             for group in USE_GROUP.findall(text):
                 targets.update(group_heads(group))
