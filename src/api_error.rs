@@ -69,7 +69,7 @@ pub struct ErrorBody {
     pub message: String,
     /// The request's id, as in the `X-Request-Id` answer header: the
     /// caller's valid `X-Request-Id` echoed, else a fresh UUID v4.
-    #[schemars(schema_with = "crate::openapi::request_id_field")]
+    #[schemars(schema_with = "crate::request_context::request_id_field")]
     pub req_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Vec<Violation>>,
@@ -138,7 +138,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let req_id = crate::http::request_id::current();
+        let req_id = crate::request_context::current();
         let status =
             StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, Json(self.body(&req_id))).into_response();

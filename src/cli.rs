@@ -1,10 +1,11 @@
 //! The `labelpress` command line.
 
-pub mod exit;
+pub mod admin_client;
 pub mod expiry;
 mod generated_docs;
 pub mod output;
 mod render;
+pub mod token;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::api_error::ApiError;
-use exit::{Exit, Failure};
+use crate::exit::{self, Exit, Failure};
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::fonts::FontOptions;
 use labelpress_document::engine::Engine;
@@ -88,7 +89,7 @@ pub enum Command {
     /// Run the HTTP server: render, barcode and verification services.
     Serve(ServeArgs),
     /// Administer verification tokens through a running server's admin API.
-    Token(crate::verify::cli::TokenArgs),
+    Token(token::TokenArgs),
     /// List the font families the renderer can use, the scripts each
     /// covers and its place in the fallback order.
     Fonts {
@@ -429,12 +430,12 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             runtime.block_on(crate::http::serve(args.listen, options))?;
             Ok(Exit::Success)
         }
-        Command::Token(args) => crate::verify::cli::run(args),
+        Command::Token(args) => token::run(args),
         Command::Openapi { request_schema } => {
             let document = if request_schema {
                 labelpress_document::request_schema::document_request()
             } else {
-                crate::openapi::document()
+                crate::http::openapi::document()
             };
             out(&format!(
                 "{}\n",

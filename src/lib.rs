@@ -2,18 +2,31 @@
 //!
 //! Three crates, imports one way: `labelpress_barcode` (symbologies, SVG)
 //! <- `labelpress_document` (model, validation, layout, lowering, engine,
-//! PDF/PNG; re-exported here under the same module names) <- this crate:
-//! [`cli`] and [`http`] (the routes of all three services, with [`auth`] in
-//! front of the render route and [`verify`] beside it; renders run in
-//! [`worker`] processes).
+//! PDF/PNG; re-exported here under the same module names) <- this crate.
+//! Its own modules go one way too (`scripts/module_cycles.py` checks it),
+//! from the top:
+//!
+//! - [`cli`]: the binary's commands, `labelpress token` included;
+//! - [`http`]: the routes of all three services and the OpenAPI document;
+//! - [`worker`]: render worker processes;
+//! - [`auth`]: the render route's guard (token cache, outbox, limits), which
+//!   asks [`verify`]: the verification service and its ledger;
+//! - shared below them: [`credential`] (token digest, bearer header, clock,
+//!   rate limits), [`api_error`], [`request_context`], [`metrics`],
+//!   [`data_dir`], [`exit`], and the storage helpers [`group_commit`] and
+//!   [`synced_sled`].
 pub mod api_error;
 pub mod auth;
 pub mod build_info;
 pub mod cli;
+pub mod credential;
+pub mod data_dir;
+pub mod exit;
 pub mod group_commit;
 pub mod http;
 pub mod logging;
-pub mod openapi;
+pub mod metrics;
+pub mod request_context;
 pub mod synced_sled;
 pub mod verify;
 pub mod worker;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::TokenHash;
+use crate::credential::TokenHash;
 use crate::verify::RateLimit;
 
 /// What the cache knows about a verified token.

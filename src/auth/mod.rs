@@ -18,15 +18,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use subtle::ConstantTimeEq;
 
 use self::cache::{Blacklisted, Entry, Reserve, TokenCache};
 use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
+use crate::credential::{self, now_ms, BearerError, TokenHash};
 use crate::group_commit::{Backlog, Linger};
-use crate::http::metrics::Metrics;
+use crate::metrics::Metrics;
 use crate::verify::{RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 use labelpress_document::config::Limits;
 
@@ -37,26 +38,6 @@ const MAX_TOKEN_LEN: usize = 512;
 /// many locks by their hash (two tokens sharing one only wait for each
 /// other's verifier call).
 const VERIFY_STRIPES: usize = 64;
-
-/// SHA-256 of a token: the only form in which tokens are keyed or logged.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct TokenHash(pub [u8; 32]);
-
-impl TokenHash {
-    pub fn of(token: &str) -> TokenHash {
-        use sha2::Digest;
-        TokenHash(sha2::Sha256::digest(token.as_bytes()).into())
-    }
-
-    pub fn from_slice(bytes: &[u8]) -> Option<TokenHash> {
-        bytes.try_into().ok().map(TokenHash)
-    }
-
-    /// First 8 hex digits, for logs.
-    pub fn prefix(&self) -> String {
-        self.0[..4].iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
 
 /// Who a request is charged to.
 #[derive(Debug, Clone)]
@@ -72,7 +53,7 @@ impl Grant {
     pub fn log_tag(&self) -> String {
         match self {
             Grant::System => "system".into(),
-            Grant::Token { hash, .. } => hash.prefix(),
+            Grant::Token { hash, .. } => hash.log_prefix(),
         }
     }
 }
@@ -126,12 +107,6 @@ impl InFlight {
     }
 }
 
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 fn storage(e: sled::Error) -> ApiError {
     tracing::error!(error = %e, "token store");
     ApiError::Internal("token store failure".into())
@@ -139,19 +114,15 @@ fn storage(e: sled::Error) -> ApiError {
 
 /// The token of `Authorization: Bearer <token>`, or API-101.
 fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
-    let value = headers
-        .get(header::AUTHORIZATION)
-        .ok_or_else(|| ApiError::Unauthorized("the Authorization header is missing".into()))?;
     let malformed =
         || ApiError::Unauthorized("the Authorization header must be `Bearer <token>`".into());
-    let value = value.to_str().map_err(|_| malformed())?;
-    let (scheme, token) = value.split_once(' ').ok_or_else(malformed)?;
-    let token = token.trim();
-    if !scheme.eq_ignore_ascii_case("bearer")
-        || token.is_empty()
-        || token.len() > MAX_TOKEN_LEN
-        || token.contains(char::is_whitespace)
-    {
+    let token = credential::bearer(headers).map_err(|e| match e {
+        BearerError::Missing => {
+            ApiError::Unauthorized("the Authorization header is missing".into())
+        }
+        BearerError::Malformed => malformed(),
+    })?;
+    if token.len() > MAX_TOKEN_LEN || token.contains(char::is_whitespace) {
         return Err(malformed());
     }
     Ok(token)
@@ -168,8 +139,7 @@ impl Auth {
         render_backlog: Arc<Backlog>,
         metrics: Arc<Metrics>,
     ) -> Result<Arc<Auth>, String> {
-        crate::http::data_dir::create_private_dir(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        crate::data_dir::create_private_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let db = sled::Config::new()
             .path(dir)
             .open()
@@ -450,7 +420,7 @@ fn liftable(rejection: Rejection) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use axum::http::{header, HeaderValue};
 
     fn headers(value: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 
-use super::TokenHash;
+use crate::credential::TokenHash;
 use crate::group_commit::{GroupCommit, Linger, NotDurable};
 use crate::synced_sled::SyncedSled;
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::http::request_id::{self, RequestContext};
+use crate::request_context::{self, RequestContext};
 use crate::verify::protocol::{RejectionBody, VerifyFuture};
 use crate::verify::{Granted, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 
@@ -251,7 +251,7 @@ fn with_sources(e: &dyn std::error::Error) -> String {
 impl Verifier for RemoteVerifier {
     fn verify(&self, call: VerifyCall) -> VerifyFuture<'_> {
         // Read now, while the request's task-local context is in scope.
-        Box::pin(self.call(call, request_id::context()))
+        Box::pin(self.call(call, request_context::context()))
     }
 }
 
@@ -484,7 +484,7 @@ mod tests {
         );
         let context = RequestContext::from_headers(&headers);
         let span_id = context.span_id.clone();
-        request_id::within(context, async { remote.verify(call("t")).await })
+        request_context::within(context, async { remote.verify(call("t")).await })
             .await
             .unwrap();
         // Outside a request (the usage reporter): neither header.

@@ -59,7 +59,7 @@ impl Auth {
             };
             let rejection = match self.verify(call).await {
                 Ok(Verdict::Granted(_)) => {
-                    tracing::debug!(token = %hash.prefix(), count = batch.count, "usage reported");
+                    tracing::debug!(token = %hash.log_prefix(), count = batch.count, "usage reported");
                     self.outbox
                         .complete(&hash, &key)
                         .await
@@ -93,7 +93,7 @@ impl Auth {
                     .usage_uncharged
                     .fetch_add(uncharged, Ordering::Relaxed);
                 tracing::warn!(
-                    token = %hash.prefix(),
+                    token = %hash.log_prefix(),
                     count = batch.count,
                     charged = charge,
                     uncharged,
@@ -120,7 +120,7 @@ impl Auth {
                 Ok(Verdict::Granted(granted)) => {
                     match granted.uncharged {
                         Some(total) => tracing::info!(
-                            token = %hash.prefix(),
+                            token = %hash.log_prefix(),
                             count = batch.count,
                             total,
                             "uncharged renders recorded by the verifier"
@@ -128,7 +128,7 @@ impl Auth {
                         // A verifier without the extension took the call
                         // as a deduction: the renders were charged after all.
                         None => tracing::warn!(
-                            token = %hash.prefix(),
+                            token = %hash.log_prefix(),
                             count = batch.count,
                             "the verifier does not know uncharged=true and charged these renders"
                         ),
@@ -142,7 +142,7 @@ impl Auth {
                     // Only a token the verifier does not know is refused
                     // (or a verifier-side bug): no retry can change that.
                     tracing::warn!(
-                        token = %hash.prefix(),
+                        token = %hash.log_prefix(),
                         count = batch.count,
                         error = rejection.error(),
                         "the verifier cannot record these uncharged renders; kept on this node \

@@ -56,7 +56,7 @@ pub fn parse(text: &str, now_ms: i64) -> Result<Expiry, ExpiryError> {
 
 /// `parse` against the clock: the value parser of clap arguments.
 pub fn parse_now(text: &str) -> Result<Expiry, ExpiryError> {
-    parse(text, crate::verify::rules::now_ms())
+    parse(text, crate::credential::now_ms())
 }
 
 /// `30d`, `+12h`, `90m`, `60s`, `2w` in milliseconds; `None` when `text`

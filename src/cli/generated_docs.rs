@@ -6,9 +6,9 @@ use std::path::Path;
 
 use clap::CommandFactory;
 
-use super::exit::{Exit, Failure};
 use super::output::Destination;
 use super::Cli;
+use crate::exit::{Exit, Failure};
 
 /// The completion script for `shell` (bash, zsh, fish, elvish, powershell).
 pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {

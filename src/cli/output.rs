@@ -7,8 +7,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::exit::{Exit, Failure};
 use crate::api_error::ApiError;
+use crate::exit::{Exit, Failure};
 
 /// The destination of a rendered PDF or emitted Typst source.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::exit::{Exit, Failure};
 use super::output::{is_stdin, print_api_error, Destination};
+use crate::exit::{Exit, Failure};
 use labelpress_document::engine::raster;
 use labelpress_document::engine::Engine;
 

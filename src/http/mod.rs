@@ -14,19 +14,16 @@
 
 pub mod barcode;
 pub mod check;
-pub mod data_dir;
 pub mod edge;
 pub mod etag;
-pub mod metrics;
+pub mod openapi;
 pub mod output;
 pub mod pool;
 pub mod probes;
-pub mod process_metrics;
 pub mod render;
 pub mod request_id;
 pub mod state;
 pub mod tls;
-pub mod trace_context;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -41,12 +38,12 @@ use axum::routing::{get, post};
 use axum::Router;
 use tokio::sync::watch;
 
-use self::data_dir::DataDir;
-use self::metrics::Metrics;
 use self::pool::RenderPool;
 use self::state::{AppState, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
+use crate::data_dir::DataDir;
+use crate::metrics::Metrics;
 use crate::verify::Verifier;
 use crate::worker::{Renderer, Workers};
 use labelpress_document::config::{Isolation, Limits, Nice, RuntimeConfig};

@@ -9,9 +9,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use super::metrics::Gauges;
 use super::state::{AppState, VerifierMode};
 use crate::api_error::ApiError;
+use crate::metrics::Gauges;
 
 pub async fn healthz() -> &'static str {
     "ok"
@@ -49,10 +49,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
         uncharged_unreported: state.auth.as_ref().map_or(0, |a| a.uncharged_unreported()),
         uncharged_unrecorded: state.auth.as_ref().map_or(0, |a| a.uncharged_unrecorded()),
-        process: super::process_metrics::ProcessStats::read(),
+        process: crate::metrics::process::ProcessStats::read(),
         ledger: match &state.verify {
             Some(service) => match service.uncharged().await {
-                Ok((uncharged, uncharged_total)) => Some(super::metrics::LedgerGauges {
+                Ok((uncharged, uncharged_total)) => Some(crate::metrics::LedgerGauges {
                     uncharged,
                     uncharged_total,
                 }),
@@ -71,12 +71,12 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
-/// `GET /openapi.json`: the document of every route ([`crate::openapi`]),
+/// `GET /openapi.json`: the document of every route ([`super::openapi`]),
 /// whatever services this node runs.
 pub async fn openapi() -> Response {
     (
         [(header::CONTENT_TYPE, "application/json")],
-        crate::openapi::bytes(),
+        super::openapi::bytes(),
     )
         .into_response()
 }

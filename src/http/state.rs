@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use super::metrics::Metrics;
 use super::pool::RenderPool;
 use crate::auth::Auth;
+use crate::metrics::Metrics;
 use crate::worker::Renderer;
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::Engine;

@@ -10,9 +10,10 @@ use super::protocol::RateLimit;
 use super::record::{BannedAccount, TokenRecord, Usage};
 use super::rules;
 use super::search::{TokenPage, TokenQuery};
-use super::secret::{self, TokenHash};
+use super::secret;
 use super::service::VerifyService;
 use super::store::{StoreError, UpdateError};
+use crate::credential::TokenHash;
 
 /// Longest account name.
 pub const MAX_ACCOUNT_LEN: usize = 128;
@@ -230,7 +231,7 @@ impl VerifyService {
                 ));
             }
         }
-        let now = rules::now_ms();
+        let now = crate::credential::now_ms();
         // Ids and secrets are random: a collision means drawing again.
         loop {
             let secret = secret::new_secret();
@@ -264,7 +265,7 @@ impl VerifyService {
     }
 
     pub async fn list_tokens(&self) -> Result<Vec<TokenView>, AdminError> {
-        let now = rules::now_ms();
+        let now = crate::credential::now_ms();
         Ok(self
             .ledger
             .list()
@@ -276,7 +277,7 @@ impl VerifyService {
 
     /// One page of the tokens `query` matches.
     pub async fn search_tokens(&self, query: &TokenQuery) -> Result<TokenPage, AdminError> {
-        let now = rules::now_ms();
+        let now = crate::credential::now_ms();
         let (records, total) = self.ledger.search(query, now).await?;
         Ok(TokenPage {
             next: query.next(records.len(), total),
@@ -318,7 +319,7 @@ impl VerifyService {
             .await?
             .ok_or_else(|| AdminError::NotFound(id.to_string()))?;
         Ok(TokenDetail {
-            token: view(&record, rules::now_ms()),
+            token: view(&record, crate::credential::now_ms()),
             usage: record.recent_usage(),
         })
     }
@@ -333,7 +334,7 @@ impl VerifyService {
             UpdateError::NotFound => AdminError::NotFound(id.to_string()),
             e => e.into(),
         })?;
-        Ok(view(&record, rules::now_ms()))
+        Ok(view(&record, crate::credential::now_ms()))
     }
 
     pub async fn top_up(&self, id: &str, amount: u64) -> Result<TokenView, AdminError> {
@@ -380,7 +381,7 @@ impl VerifyService {
     pub async fn set_banned(&self, account: &str, banned: bool) -> Result<AccountView, AdminError> {
         valid_account(account)?;
         self.ledger
-            .set_banned(account, banned, rules::now_ms())
+            .set_banned(account, banned, crate::credential::now_ms())
             .await?;
         tracing::info!(%account, banned, "verifier: account ban changed");
         Ok(AccountView {

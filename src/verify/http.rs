@@ -21,7 +21,7 @@ use super::history::UsageQuery;
 use super::protocol::{RateLimit, Rejection, RejectionBody, Verdict, VerifyCall};
 use super::search::TokenQuery;
 use super::service::VerifyService;
-use crate::auth::limits::FailedAuth;
+use crate::credential::{self, rate_limit::FailedAuth};
 
 type Service = State<Arc<VerifyService>>;
 
@@ -166,10 +166,7 @@ pub(crate) fn error_response(status: StatusCode, error: String, message: String)
 /// The token of `Authorization: Bearer <token>`; `None` when absent or not
 /// a bearer credential (both are "Missing Token").
 fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    credential::bearer(headers).ok()
 }
 
 /// The count of a `/v1/verify` body, or why the body is not acceptable
@@ -451,7 +448,7 @@ async fn usage(
 ) -> Result<Response, AdminError> {
     let query = admin_query(query)?;
     let query =
-        UsageQuery::parse(&query, super::rules::now_ms()).map_err(AdminError::BadRequest)?;
+        UsageQuery::parse(&query, crate::credential::now_ms()).map_err(AdminError::BadRequest)?;
     Ok(Json(service.usage(&query).await?).into_response())
 }
 

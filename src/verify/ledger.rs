@@ -19,8 +19,8 @@ use super::postgres::PgLedger;
 use super::record::{BannedAccount, TokenRecord};
 use super::rules;
 use super::search::TokenQuery;
-use super::secret::TokenHash;
 use super::store::{Deduction, Outcome, SledStore, StoreError, UpdateError};
+use crate::credential::TokenHash;
 use crate::group_commit::{Durable, GroupCommit, Linger};
 
 pub enum Ledger {
@@ -50,7 +50,7 @@ impl Durable for SledStore {
     }
 
     fn upkeep(&self) {
-        match self.prune_idempotency(rules::now_ms() - rules::IDEMPOTENCY_TTL_MS) {
+        match self.prune_idempotency(crate::credential::now_ms() - rules::IDEMPOTENCY_TTL_MS) {
             Ok(n) if n > 0 => tracing::info!(pruned = n, "verifier: idempotency keys expired"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "verifier: idempotency pruning failed"),

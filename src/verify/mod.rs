@@ -23,11 +23,9 @@
 //! PostgreSQL), [`ledger`] (either, with the
 //! group commit around the embedded one), [`service`], [`admin`]
 //! (administration operations), [`search`] (token search and paging),
-//! [`history`] (usage over time), [`http`] (routes), [`cli`] (`labelpress token`)
-//! and [`admin_client`] (its HTTP calls and their errors).
+//! [`history`] (usage over time) and [`http`] (routes). Its command-line
+//! client, `labelpress token`, is in [`crate::cli::token`].
 pub mod admin;
-pub mod admin_client;
-pub mod cli;
 pub mod history;
 pub mod http;
 pub mod ledger;

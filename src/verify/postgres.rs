@@ -39,8 +39,8 @@ use super::protocol::{Granted, RateLimit, Rejection};
 use super::record::{BannedAccount, IdempotencyRecord, TokenRecord, RECENT_USAGE};
 use super::rules;
 use super::search::TokenQuery;
-use super::secret::TokenHash;
 use super::store::{replay, Deduction, Outcome, StoreError, UpdateError};
+use crate::credential::TokenHash;
 
 /// How often a keyed deduction may lose a race for its key or a judged
 /// rejection may turn out stale before the call gives up (503).
@@ -625,7 +625,7 @@ async fn prune_hourly(pool: Pool) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every.tick().await;
-        let before = rules::now_ms() - rules::IDEMPOTENCY_TTL_MS;
+        let before = crate::credential::now_ms() - rules::IDEMPOTENCY_TTL_MS;
         let pruned = match pool.get().await {
             Ok(client) => client
                 .execute("DELETE FROM lp_idempotency WHERE at <= $1", &[&before])

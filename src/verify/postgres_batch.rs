@@ -27,8 +27,8 @@ use tokio::sync::{mpsc, oneshot};
 use super::postgres::{db, granted, pool_error, select_token, DEDUCT};
 use super::protocol::{Granted, Rejection};
 use super::rules;
-use super::secret::TokenHash;
 use super::store::StoreError;
+use crate::credential::TokenHash;
 
 /// Most deductions in one transaction.
 const MAX_BATCH: usize = 256;

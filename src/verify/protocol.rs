@@ -40,12 +40,7 @@ impl VerifyCall {
     }
 }
 
-/// Per-token rate limit (extension field of the 200 body).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct RateLimit {
-    pub per_second: u32,
-    pub burst: u32,
-}
+pub use crate::credential::rate_limit::RateLimit;
 
 /// The 200 body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

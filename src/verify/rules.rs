@@ -136,14 +136,6 @@ pub fn status(record: &TokenRecord, now: i64) -> &'static str {
     }
 }
 
-/// Unix milliseconds now.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

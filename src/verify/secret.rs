@@ -4,7 +4,6 @@
 
 use rand::rngs::OsRng;
 use rand::Rng;
-use sha2::{Digest, Sha256};
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const SECRET_PREFIX: &str = "lp_";
@@ -58,28 +57,6 @@ pub fn well_formed_id(id: &str) -> bool {
 /// The first characters of a secret, which lists show.
 pub fn hint(secret: &str) -> String {
     secret.chars().take(HINT_LEN).collect()
-}
-
-/// SHA-256 of a secret: the only form in which a token is stored.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TokenHash(pub [u8; 32]);
-
-impl TokenHash {
-    pub fn of(secret: &str) -> TokenHash {
-        TokenHash(Sha256::digest(secret.as_bytes()).into())
-    }
-
-    /// First 8 hex digits: enough to follow one token through the logs,
-    /// useless for finding the secret.
-    pub fn log_prefix(&self) -> String {
-        self.0[..4].iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
-
-impl std::fmt::Debug for TokenHash {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TokenHash({}..)", self.log_prefix())
-    }
 }
 
 #[cfg(test)]

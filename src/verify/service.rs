@@ -12,10 +12,10 @@ use subtle::ConstantTimeEq;
 use super::ledger::{Embedded, Ledger};
 use super::postgres::{PgLedger, PgOptions};
 use super::protocol::{Rejection, Verdict, Verifier, VerifyCall, VerifyFuture};
-use super::rules;
-use super::secret::{self, TokenHash};
+use super::secret;
 use super::store::{Deduction, Outcome, StoreError};
 use super::Unavailable;
+use crate::credential::TokenHash;
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
@@ -171,7 +171,7 @@ impl VerifyService {
             count: call.count,
             dry_run: call.dry_run,
             idempotency_key: call.idempotency_key.as_deref(),
-            now: rules::now_ms(),
+            now: crate::credential::now_ms(),
             uncharged: call.uncharged,
         };
         let outcome = self.ledger.verify(&deduction).await?;

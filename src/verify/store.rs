@@ -55,7 +55,7 @@ use super::protocol::{Granted, Rejection};
 use super::record::{AccountRecord, BannedAccount, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
 use super::search::TokenQuery;
-use super::secret::TokenHash;
+use crate::credential::TokenHash;
 use crate::group_commit::NotDurable;
 use crate::synced_sled::{FlushError, SyncedSled};
 

@@ -14,7 +14,7 @@ use std::os::unix::net::UnixStream;
 use std::panic::AssertUnwindSafe;
 
 use super::protocol::{self, Answer, Job, Spec, READY};
-use crate::cli::exit::Exit;
+use crate::exit::Exit;
 use labelpress_document::engine::fonts::FontOptions;
 use labelpress_document::engine::{threads, Engine, Output, RenderError};
 use labelpress_document::validate::ResourceDir;

@@ -113,7 +113,7 @@ async fn the_server_keeps_its_contract_under_property_based_testing() {
         tested += selected(&out);
     }
     // It ran every operation of the document (a run that tested nothing passes nothing).
-    let document = labelpress::openapi::document();
+    let document = labelpress::http::openapi::document();
     let operations: usize = document["paths"]
         .as_object()
         .unwrap()

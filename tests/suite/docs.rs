@@ -680,7 +680,7 @@ fn every_api_code_is_documented_with_its_status() {
 /// `POST /v1/verify` with that `error`.
 #[test]
 fn documented_route_statuses_are_in_the_contract() {
-    let contract = labelpress::openapi::document();
+    let contract = labelpress::http::openapi::document();
     let mut checked = 0;
     for name in ["http-api.md", "admin-api.md"] {
         let text = doc(name);
@@ -1262,7 +1262,7 @@ fn docs_cited_by_the_code_exist_with_their_headings() {
 }
 
 /// exit-codes.md's table has the numbers and meanings `labelpress --help`
-/// ends with (the table `src/cli/exit.rs` keeps in step with its enum).
+/// ends with (the table `src/exit.rs` keeps in step with its enum).
 #[test]
 fn exit_codes_are_the_binarys() {
     let help = stdout(&["--help"]);
@@ -1530,7 +1530,7 @@ fn named_paths_exist_and_the_readme_links_every_doc() {
 /// documented with it).
 #[test]
 fn every_operation_of_the_contract_is_documented() {
-    let contract = labelpress::openapi::document();
+    let contract = labelpress::http::openapi::document();
     let text: String = all_docs().into_iter().map(|(_, t)| t).collect();
     let documented: Vec<&str> = code_spans(&text)
         .into_iter()

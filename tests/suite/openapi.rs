@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use labelpress::openapi;
+use labelpress::http::openapi;
 use labelpress::request_schema;
 use serde_json::{json, Value};
 

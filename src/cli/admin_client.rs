@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::cli::exit::{Exit, Failure};
+use crate::exit::{Exit, Failure};
 
 /// How long a connection may take to open, and a whole call.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

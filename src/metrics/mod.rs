@@ -1,6 +1,8 @@
 //! Prometheus text exposition, hand-written: a few counters and two
 //! histograms do not justify a metrics framework.
 
+pub mod process;
+
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,7 +92,7 @@ pub struct Gauges {
     /// Uncharged renders the verifier could not record (unknown token).
     pub uncharged_unrecorded: u64,
     /// The server process's own figures (`None` off Linux).
-    pub process: Option<super::process_metrics::ProcessStats>,
+    pub process: Option<process::ProcessStats>,
     /// `None` without the verification service (or when its ledger could
     /// not be read: the scrape still answers).
     pub ledger: Option<LedgerGauges>,

@@ -3,18 +3,18 @@
 //! remote verifier and never opens the store itself (sled allows one
 //! process per store). The HTTP call and its errors are
 //! [`super::admin_client`]'s; expiry times are parsed by
-//! [`crate::cli::expiry`].
+//! [`super::expiry`].
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
-use super::admin::TokenView;
 use super::admin_client::{AdminCall, TokenSource};
-use crate::cli::exit::{Exit, Failure};
-use crate::cli::expiry::{self, Expiry};
-use crate::cli::output::out;
+use super::expiry::{self, Expiry};
+use super::output::out;
+use crate::exit::{Exit, Failure};
+use crate::verify::admin::TokenView;
 
 #[derive(Debug, Args)]
 pub struct TokenArgs {

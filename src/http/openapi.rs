@@ -109,7 +109,7 @@ pub fn document() -> Value {
             "headers": {
                 "X-Request-Id": {
                     "description": "The request's id, also `req_id` in the render API's error bodies and in the request log: the caller's `X-Request-Id` when it is 1 to 128 characters of `A-Z a-z 0-9 . _ : -`, else a fresh UUID v4.",
-                    "schema": request_id_schema(),
+                    "schema": crate::request_context::request_id_schema(),
                 },
                 "Vary": {
                     "description": "`accept`: the render route answers PDF or PNG by the request's `Accept` header.",
@@ -126,25 +126,6 @@ pub fn document() -> Value {
             },
         },
     })
-}
-
-/// A request id as the server sends it back (`X-Request-Id`, `req_id`): a
-/// caller's valid id is echoed, so it is no UUID in general.
-pub fn request_id_schema() -> Value {
-    use crate::http::request_id::MAX_REQUEST_ID_LEN;
-    json!({
-        "type": "string",
-        "minLength": 1,
-        "maxLength": MAX_REQUEST_ID_LEN,
-        "pattern": format!("^[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID_LEN}}}$"),
-    })
-}
-
-/// [`request_id_schema`] for a schemars field (`ErrorBody::req_id`).
-pub fn request_id_field(_: &mut SchemaGenerator) -> schemars::schema::Schema {
-    let mut schema = request_id_schema();
-    schema["description"] = json!("The request's id, as in the `X-Request-Id` answer header: the caller's valid `X-Request-Id` echoed, else a fresh UUID v4.");
-    serde_json::from_value(schema).expect("a JSON object is a schema")
 }
 
 /// Component schemas, generated into `#/components/schemas/`.
