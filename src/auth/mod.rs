@@ -10,6 +10,9 @@ pub mod limits;
 pub mod outbox;
 pub mod remote;
 pub mod reporter;
+mod reservation;
+
+pub use reservation::{Charger, Reservation};
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -41,7 +44,7 @@ const VERIFY_STRIPES: usize = 64;
 
 /// Who a request is charged to.
 #[derive(Debug, Clone)]
-pub enum Grant {
+enum Grant {
     /// `--system-token`: not verified, not charged.
     System,
     /// A verified token; one unit is reserved in the cache.
@@ -50,7 +53,7 @@ pub enum Grant {
 
 impl Grant {
     /// What the request log shows instead of the token.
-    pub fn log_tag(&self) -> String {
+    fn log_tag(&self) -> String {
         match self {
             Grant::System => "system".into(),
             Grant::Token { hash, .. } => hash.log_prefix(),
@@ -178,13 +181,20 @@ impl Auth {
         }))
     }
 
-    /// Decides whether a request may render (401, 403, 429, 502 or a grant).
-    /// Failed authentications also draw from the client address's limiter.
-    pub async fn authenticate(
-        &self,
+    /// Decides whether a request may render (401, 403, 429, 502 or one
+    /// unit reserved for it, given back when the reservation is dropped
+    /// uncharged). Failed authentications also draw from the client
+    /// address's limiter.
+    pub async fn admit(
+        self: &Arc<Self>,
         headers: &HeaderMap,
         client: IpAddr,
-    ) -> Result<Grant, ApiError> {
+    ) -> Result<Reservation, ApiError> {
+        let grant = self.authenticate(headers, client).await?;
+        Ok(Reservation::new(self.clone(), grant))
+    }
+
+    async fn authenticate(&self, headers: &HeaderMap, client: IpAddr) -> Result<Grant, ApiError> {
         let result = self.authenticate_token(headers).await;
         if let Err(ApiError::Unauthorized(_) | ApiError::Forbidden(_)) = &result {
             if let Err(retry_after_s) = self.limits.failed_auth(client) {
@@ -342,11 +352,7 @@ impl Auth {
     /// Charges one successful render, then calls `then` once the charge is
     /// on disk (at once for the system token, which is not charged). `then`
     /// runs on the outbox's flusher thread: it should only hand a result on.
-    pub fn charge_then(
-        &self,
-        grant: &Grant,
-        then: impl FnOnce(Result<(), ApiError>) + Send + 'static,
-    ) {
+    fn charge_then(&self, grant: &Grant, then: impl FnOnce(Result<(), ApiError>) + Send + 'static) {
         match grant {
             Grant::System => then(Ok(())),
             Grant::Token { hash, token } => {
@@ -362,9 +368,9 @@ impl Auth {
         }
     }
 
-    /// Gives back the unit reserved by [`Auth::authenticate`] when no PDF
+    /// Gives back the unit reserved by [`Auth::admit`] when no document
     /// was sent (including when its charge could not be recorded).
-    pub fn refund(&self, grant: &Grant) {
+    fn refund(&self, grant: &Grant) {
         if let Grant::Token { hash, .. } = grant {
             self.release(hash, true);
         }

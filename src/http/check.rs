@@ -18,45 +18,43 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use super::extract::{Arrived, JsonBody};
 use super::pool::PoolError;
-use super::render::{client_address, failure, read_body};
+use super::render::failure;
 use super::request_id::LogInfo;
-use super::state::AppState;
+use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
+use crate::auth::Reservation;
 
-pub async fn label_check(State(state): State<AppState>, request: Request) -> Response {
-    let started = Instant::now();
-    let (Some(renderer), Some(auth)) = (state.renderer.clone(), state.auth.clone()) else {
-        return ApiError::NotFound.into_response();
-    };
-    let grant = match auth
-        .authenticate(request.headers(), client_address(&request))
-        .await
-    {
-        Ok(grant) => grant,
-        Err(e) => return e.into_response(),
-    };
-    // Never charged: the reserved unit goes back before anything else.
-    auth.refund(&grant);
+pub async fn label_check(
+    Arrived(started): Arrived,
+    State(node): State<AppState>,
+    State(service): State<RenderService>,
+    reservation: Reservation,
+    body: Result<JsonBody, ApiError>,
+) -> Response {
     let mut info = LogInfo {
-        token: Some(grant.log_tag()),
+        token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
+    // Never charged: the reserved unit goes back before anything else.
+    drop(reservation);
     let answer = async {
-        let body = read_body(&state, request).await?;
-        let pool = &state.pool;
+        let JsonBody(body) = body?;
+        let pool = &node.pool;
         let retry_after_s = pool.retry_after_s();
         let deadline = started + pool.deadline();
-        let _turn = check_turn(&state.checks, deadline)
+        let _turn = check_turn(&node.checks, deadline)
             .await
             .map_err(|e| e.into_api(retry_after_s))?;
         let std_deadline = deadline.into_std();
+        let renderer = service.renderer;
         pool.run_with_reply(started, move |reply| {
             let report = renderer.check(&body, std_deadline);
             if reply.claim() {

@@ -16,6 +16,7 @@ pub mod barcode;
 pub mod check;
 pub mod edge;
 pub mod etag;
+pub mod extract;
 pub mod openapi;
 pub mod output;
 pub mod pool;
@@ -39,7 +40,7 @@ use axum::Router;
 use tokio::sync::watch;
 
 use self::pool::RenderPool;
-use self::state::{AppState, VerifierMode};
+use self::state::{AppState, RenderRoutes, RenderService, VerifierMode};
 use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
 use crate::data_dir::DataDir;
@@ -210,7 +211,7 @@ impl Node {
             ),
             _ => RenderPool::new(limits),
         });
-        let (engine, auth) = if services.render {
+        let render = if services.render {
             let Some(verifier) = render_verifier else {
                 return Err(
                     "the render service needs a token verifier: add `verify` to \
@@ -219,6 +220,7 @@ impl Node {
                 );
             };
             let engine = engine.ok_or("the render service needs an engine")?;
+            let renderer = renderer.ok_or("the render service needs an engine")?;
             let auth = Auth::open(
                 &data_dir.join("render"),
                 verifier,
@@ -227,16 +229,18 @@ impl Node {
                 pool.backlog(),
                 metrics.clone(),
             )?;
-            (Some(engine), Some(auth))
+            Some(RenderService {
+                engine,
+                renderer,
+                auth,
+            })
         } else {
-            (None, None)
+            None
         };
         let checks = Arc::new(tokio::sync::Semaphore::new(config.limits.check_slots()));
         let state = AppState {
             config: Arc::new(config),
-            engine,
-            renderer,
-            auth,
+            render,
             verify: verify.as_ref().map(|v| v.0.clone()),
             pool,
             checks,
@@ -268,9 +272,8 @@ impl Node {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop_tx, stop_rx) = watch::channel(false);
-        let reporter = self
-            .state
-            .auth
+        let auth = self.state.render.as_ref().map(|render| render.auth.clone());
+        let reporter = auth
             .clone()
             .map(|auth| tokio::spawn(reporter::run(auth, stop_rx)));
         let ready = self.state.ready.clone();
@@ -293,7 +296,7 @@ impl Node {
         if let Some(task) = reporter {
             let _ = task.await;
         }
-        if let Some(auth) = &self.state.auth {
+        if let Some(auth) = &auth {
             reporter::final_report(auth, Duration::from_secs(5)).await;
         }
         if let Some(verify) = &self.verify {
@@ -310,33 +313,11 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
         .route("/readyz", get(probes::readyz))
         .route("/metrics", get(probes::metrics))
         .route("/version", get(probes::version))
-        .route("/openapi.json", get(probes::openapi));
-    if services.render {
-        let published = match &state.engine {
-            Some(engine) => engine.published_config(),
-            None => labelpress_document::config::Published::new(&state.config, Vec::new()),
-        };
-        let config_json = serde_json::to_string(&published).unwrap_or_default();
-        let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
-        app = app
-            .route(
-                "/api/v1/label",
-                post(render::label).layer(DefaultBodyLimit::max(state.config.limits.body_bytes)),
-            )
-            .route(
-                "/api/v1/label/check",
-                post(check::label_check)
-                    .layer(DefaultBodyLimit::max(state.config.limits.body_bytes)),
-            )
-            .route(
-                "/v1/doc/runtime-config",
-                get(move |headers: HeaderMap| {
-                    let (body, etag) = (config_json.clone(), etag.clone());
-                    async move { probes::runtime_config(&headers, &body, &etag) }
-                }),
-            );
+        .route("/openapi.json", get(probes::openapi))
+        .with_state(state.clone());
+    if let Some(service) = &state.render {
+        app = app.merge(render_routes(state, service));
     }
-    let mut app = app.with_state(state.clone());
     if services.barcode {
         app = app.merge(crate::http::barcode::router(&state.config.limits));
     }
@@ -349,6 +330,32 @@ pub fn router(state: &AppState, services: Services, verify: Option<Router>) -> R
             state.metrics.clone(),
             request_id::layer,
         ))
+}
+
+/// The render service's routes; their handlers take the [`RenderService`]
+/// from [`RenderRoutes`], which only a node serving renders has.
+fn render_routes(state: &AppState, service: &RenderService) -> Router {
+    let published = service.engine.published_config();
+    let config_json = serde_json::to_string(&published).unwrap_or_default();
+    let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
+    let body_limit = DefaultBodyLimit::max(state.config.limits.body_bytes);
+    Router::new()
+        .route("/api/v1/label", post(render::label).layer(body_limit))
+        .route(
+            "/api/v1/label/check",
+            post(check::label_check).layer(body_limit),
+        )
+        .route(
+            "/v1/doc/runtime-config",
+            get(move |headers: HeaderMap| {
+                let (body, etag) = (config_json.clone(), etag.clone());
+                async move { probes::runtime_config(&headers, &body, &etag) }
+            }),
+        )
+        .with_state(RenderRoutes {
+            node: state.clone(),
+            service: service.clone(),
+        })
 }
 
 /// What connections beyond the cap, and new ones while the server drains,

@@ -27,7 +27,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         VerifierMode::InProcess => "in-process",
         VerifierMode::Remote => "remote",
     };
-    let reachable = state.auth.as_ref().map(|a| a.verifier_reachable());
+    let reachable = state.render.as_ref().map(|r| r.auth.verifier_reachable());
     let status = if ready {
         StatusCode::OK
     } else {
@@ -43,12 +43,21 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let gauges = Gauges {
-        outbox_depth: state.auth.as_ref().map_or(0, |a| a.outbox_depth()),
+        outbox_depth: state.render.as_ref().map_or(0, |r| r.auth.outbox_depth()),
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
-        workers_replaced: state.renderer.as_ref().map_or(0, |r| r.workers_replaced()),
-        uncharged_unreported: state.auth.as_ref().map_or(0, |a| a.uncharged_unreported()),
-        uncharged_unrecorded: state.auth.as_ref().map_or(0, |a| a.uncharged_unrecorded()),
+        workers_replaced: state
+            .render
+            .as_ref()
+            .map_or(0, |r| r.renderer.workers_replaced()),
+        uncharged_unreported: state
+            .render
+            .as_ref()
+            .map_or(0, |r| r.auth.uncharged_unreported()),
+        uncharged_unrecorded: state
+            .render
+            .as_ref()
+            .map_or(0, |r| r.auth.uncharged_unrecorded()),
         process: crate::metrics::process::ProcessStats::read(),
         ledger: match &state.verify {
             Some(service) => match service.uncharged().await {

@@ -1,8 +1,12 @@
-//! The one state every handler shares.
+//! The state handlers share: [`AppState`], every route's, and
+//! [`RenderRoutes`], the render service's routes', which also hold the
+//! [`RenderService`]. Those routes are mounted only on a node that serves
+//! renders, so their handlers never meet a missing engine.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use axum::extract::FromRef;
 use tokio::sync::Semaphore;
 
 use super::pool::RenderPool;
@@ -20,14 +24,20 @@ pub enum VerifierMode {
     Remote,
 }
 
+/// What the render service runs on.
+#[derive(Clone)]
+pub struct RenderService {
+    pub engine: Arc<Engine>,
+    /// Where renders run.
+    pub renderer: Renderer,
+    pub auth: Arc<Auth>,
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<RuntimeConfig>,
     /// `None` when the render service is not served.
-    pub engine: Option<Arc<Engine>>,
-    /// Where renders run; set with `engine`.
-    pub renderer: Option<Renderer>,
-    pub auth: Option<Arc<Auth>>,
+    pub render: Option<RenderService>,
     /// The verification service when this node serves it (its ledger's
     /// figures for `/metrics`).
     pub verify: Option<Arc<crate::verify::VerifyService>>,
@@ -39,4 +49,23 @@ pub struct AppState {
     /// True from the moment the stores are open until shutdown begins.
     pub ready: Arc<AtomicBool>,
     pub verifier: VerifierMode,
+}
+
+/// The state of the render service's routes.
+#[derive(Clone)]
+pub struct RenderRoutes {
+    pub node: AppState,
+    pub service: RenderService,
+}
+
+impl FromRef<RenderRoutes> for AppState {
+    fn from_ref(routes: &RenderRoutes) -> AppState {
+        routes.node.clone()
+    }
+}
+
+impl FromRef<RenderRoutes> for RenderService {
+    fn from_ref(routes: &RenderRoutes) -> RenderService {
+        routes.service.clone()
+    }
 }
