@@ -323,3 +323,47 @@ fn bearer_bars_and_their_light_zones_are_drawn_in_documents() {
         .unwrap();
     assert!(item_extents(drawing).iter().all(|e| e.1 - e.0 < 79.0));
 }
+
+/// A barcode element's modules may not be thinner than
+/// `limits.barcode_module_min_mm` (0.01 mm), whether `bar_width` asks for
+/// them or the box only fits them: API-002 naming the field.
+#[test]
+fn barcode_elements_refuse_modules_below_the_minimum() {
+    use labelpress::engine::fonts::FontOptions;
+    use labelpress::validate::RequestError;
+    use labelpress::Engine;
+
+    let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
+    let check = |width: f64, options: serde_json::Value| {
+        let request = serde_json::json!({"pages": [{"size": "a6", "elements": [
+            {"type": "barcode", "x": 5, "y": 5, "width": width, "height": 10,
+             "format": "code128", "content": "LP-1", "options": options}
+        ]}]});
+        engine.validate(&serde_json::to_vec(&request).unwrap())
+    };
+    let violation = |width: f64, options: serde_json::Value| match check(width, options) {
+        Err(RequestError::Invalid(v)) => v,
+        Ok(_) => panic!("width {width}: accepted"),
+        Err(e) => panic!("width {width}: {e}"),
+    };
+    let v = violation(50.0, serde_json::json!({"bar_width": 1e-9}));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].path, "pages[0].elements[0].options.bar_width");
+    assert!(
+        v[0].message.contains("below the 0.01 mm minimum"),
+        "{}",
+        v[0].message
+    );
+    // A box too narrow for 0.01 mm modules (code128 "LP-1" is 79 modules).
+    let v = violation(0.5, serde_json::json!({}));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].path, "pages[0].elements[0].width");
+    assert!(
+        v[0].message.contains("below the 0.01 mm minimum"),
+        "{}",
+        v[0].message
+    );
+    // At the minimum, and fitted above it, the element is valid.
+    assert!(check(50.0, serde_json::json!({"bar_width": 0.01})).is_ok());
+    assert!(check(1.0, serde_json::json!({})).is_ok());
+}

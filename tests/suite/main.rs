@@ -3,6 +3,7 @@
 mod support;
 
 mod architecture;
+mod barcode_service;
 mod barcodes;
 mod cli;
 mod contract;
@@ -33,5 +34,6 @@ mod serve_durability;
 mod serve_render;
 mod server;
 mod tables;
+mod tls;
 mod validation;
 mod warnings;

@@ -2,7 +2,7 @@
 //! caching headers, conditional requests, plain-text errors and the bounded
 //! encode pool.
 
-#[path = "barcode/common.rs"]
+#[path = "../../crates/barcode/tests/common/mod.rs"]
 mod common;
 
 use std::io::{Read, Write};

@@ -4,10 +4,10 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use labelpress::barcode::{self, Options, Symbology};
+use labelpress_barcode::{self as barcode, Options, Symbology};
 
 /// One decoded symbol as reported by decode.py.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -31,8 +31,17 @@ pub fn svg(symbology: &str, content: &str, opts: &[(&str, &str)]) -> String {
         .unwrap_or_else(|e| panic!("{symbology} {content:?} {opts:?}: {e}"))
 }
 
+/// `tests/barcode/decode.py` of the workspace, found from the crate the
+/// test belongs to (the barcode crate's tests and the root suite share it).
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/barcode/decode.py")
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        let script = dir.join("tests/barcode/decode.py");
+        if script.exists() {
+            return script;
+        }
+        assert!(dir.pop(), "tests/barcode/decode.py not found");
+    }
 }
 
 /// Decode every SVG file in one Python run. Fails (never skips) when

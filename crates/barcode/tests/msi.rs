@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use labelpress::barcode::{self, Options, Symbol, Symbology};
+use labelpress_barcode::{self as barcode, Options, Symbol, Symbology};
 
 fn ours(content: &str) -> String {
     let Symbol::Linear { bars } =

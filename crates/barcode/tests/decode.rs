@@ -1,7 +1,6 @@
 //! Every symbology and option, encoded to SVG and read back by an
 //! independent decoder (zxing-cpp): the decoded text must equal the input.
 
-#[path = "barcode/common.rs"]
 mod common;
 
 use common::{decode_files, svg, workdir};
