@@ -8,6 +8,7 @@
 //! every default and limit (runtime-config); [`warnings`] reads a laid-out
 //! document. Barcodes come from `labelpress_barcode`; the server, its
 //! workers and the CLI are in the `labelpress` crate above.
+pub mod color;
 pub mod config;
 pub mod engine;
 pub mod ir;
