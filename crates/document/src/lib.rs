@@ -17,6 +17,7 @@ pub mod layout;
 pub mod lower;
 pub mod model;
 pub mod pdf;
+pub mod profile;
 pub mod request_schema;
 pub mod rich_text;
 pub mod style;

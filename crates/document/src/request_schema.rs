@@ -148,7 +148,7 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         (
             "Settings",
             "profile",
-            json!({"enum": crate::pdf::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."}),
+            json!({"enum": crate::profile::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."}),
         ),
         ("ShapeDefaults", "corner_radius", non_negative.clone()),
         ("TextStyle", "font_size", font_size.clone()),

@@ -28,7 +28,7 @@ use crate::config::{page_preset, RuntimeConfig};
 use crate::ir::{Document, Element, Page, Section};
 use crate::layout::{LaidOut, Sheets};
 use crate::model::{PageMargin, RawRequest, RawSection, Settings};
-use crate::pdf::Profile;
+use crate::profile::Profile;
 
 /// Most violations reported for one request.
 pub const MAX_VIOLATIONS: usize = 100;
