@@ -12,11 +12,8 @@ mod image;
 mod schema;
 mod table;
 
-pub use self::elements::POLYGON_POINTS;
 pub use self::geometry::{element_bounds, resolve_x, rotated, Frame, Zone};
-pub use self::image::{
-    check_image, ImageError, ImageKind, LoadedImage, ResourceDir, IMAGE_FORMATS,
-};
+pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use crate::layout::{FontCatalog, PT_MM};
 pub use crate::rich_text::{parse_rich_text, Run};

@@ -25,14 +25,10 @@ use std::sync::Arc;
 use typst::visualize::{ImageFormat, RasterFormat, VectorFormat};
 
 use super::Validator;
-use crate::config::Limits;
+use crate::config::{Limits, IMAGE_FORMATS};
 use crate::model::ImageElement;
 
 pub use self::error::ImageError;
-
-/// The image formats a document may name (`format`, a resource file's
-/// extension): one list for validation and the request schema.
-pub const IMAGE_FORMATS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "svg"];
 pub use self::source::ResourceDir;
 
 /// The image formats the renderer embeds.
