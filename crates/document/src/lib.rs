@@ -18,10 +18,12 @@ pub mod lower;
 pub mod model;
 pub mod pdf;
 pub mod profile;
-pub mod request_schema;
 pub mod rich_text;
 pub mod style;
 pub mod validate;
 pub mod warnings;
 
 pub use engine::{Engine, RenderError, Rendered};
+/// The request schema is part of the model ([`model::schema`]); its old path
+/// stays for the OpenAPI document, the CLI and the tests.
+pub use model::schema as request_schema;
