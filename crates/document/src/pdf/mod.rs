@@ -7,5 +7,7 @@ mod links;
 pub mod output;
 mod syntax;
 
+#[cfg(test)]
+pub(crate) use self::info::inspect;
 pub use self::info::{patch, set_producer, ProducerError};
 pub use crate::profile::{Profile, ProfileInfo};
