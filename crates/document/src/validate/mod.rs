@@ -13,6 +13,8 @@ mod schema;
 mod table;
 
 pub use self::geometry::{element_bounds, resolve_x, rotated, Frame, Zone};
+#[cfg(test)]
+pub(crate) use self::image::test_images;
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use crate::layout::{FontCatalog, PT_MM};

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use super::fonts::FontOptions;
 use super::Engine;
 
+mod images;
 mod producer;
 
 /// The default configuration with the embedded fonts and no resource folder.

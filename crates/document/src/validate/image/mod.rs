@@ -248,5 +248,22 @@ impl Validator<'_> {
     }
 }
 
+/// Images built byte by byte, and the fixtures, for the tests here and the
+/// engine's tests of image elements.
+#[cfg(test)]
+pub(crate) mod test_images {
+    pub(crate) use super::gif::tests::{at, gif};
+    pub(crate) use super::raster::tests::{encoded, png_chunk, png_header};
+
+    /// A file of tests/fixtures.
+    pub(crate) fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/../../tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests;
