@@ -8,6 +8,14 @@
 //! every default and limit (runtime-config); [`warnings`] reads a laid-out
 //! document. Barcodes come from `labelpress_barcode`; the server, its
 //! workers and the CLI are in the `labelpress` crate above.
+//!
+//! Imports go one way, each module importing only modules listed before it
+//! (`scripts/module_cycles.py` finds no cycle): [`json_strict`], [`color`]
+//! and [`profile`]; [`config`]; [`model`] with its JSON Schema; [`style`],
+//! [`rich_text`], [`ir`], [`layout`], [`validate`]; [`warnings`] and
+//! [`lower`]; [`pdf`]; [`engine`]. So a test that needs a document validated
+//! or rendered by the engine is the engine's (`engine/tests/`) or the root
+//! crate's, never a test module of the module it checks.
 pub mod color;
 pub mod config;
 pub mod engine;
