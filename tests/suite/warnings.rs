@@ -1,5 +1,6 @@
 //! Validation warnings (docs/document-request.md, "Warnings"): one test per
-//! code with its path, the examples without any, and where they appear:
+//! code with its path, documents and the examples without any, the most
+//! reported, the report of an invalid document, and where they appear:
 //! `labelpress check`, the render route's `X-Labelpress-Warnings`, and
 //! `POST /api/v1/label/check`, which is never charged. Warnings never change
 //! the PDF.
@@ -7,7 +8,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use labelpress::warnings::{check, Code, Warning};
+use labelpress::warnings::{check, CheckReport, Code, Warning, MAX_WARNINGS};
 use serde_json::{json, Value};
 
 use crate::server::{self, SYSTEM};
@@ -214,6 +215,67 @@ fn w07_overlapping_text_elements() {
         found[1].message.contains("pages[1].elements[0]"),
         "{found:#?}"
     );
+}
+
+#[test]
+fn a_clean_label_has_no_warnings() {
+    let found = warnings_of(&json!({"pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 10, "y": 10, "content": "Hello"},
+        {"type": "text", "x": 10, "y": 20, "content": "World", "style": {"width": 80, "text_align": "right"}},
+        {"type": "barcode", "x": 10, "y": 40, "format": "code128", "content": "ABC123", "width": 60, "height": 15},
+        {"type": "barcode", "x": 10, "y": 60, "format": "qr", "content": "https://example.com", "width": 20, "height": 20}
+    ]}]}));
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn a_right_aligned_text_in_a_wide_box_does_not_collide_with_a_text_left_of_its_line() {
+    // The second box covers the first, but its line prints at the right.
+    let found = warnings_of(&json!({"pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 5, "y": 10, "content": "Name:"},
+        {"type": "text", "x": 5, "y": 10, "content": "Ada", "style": {"width": 90, "text_align": "right"}}
+    ]}]}));
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn lines_set_a_little_closer_than_their_line_height_do_not_overlap() {
+    // 10 pt at line height 1.2 is a 4.23 mm box; 3.6 mm apart the boxes
+    // share 0.63 mm of leading, not glyphs.
+    let found = warnings_of(&json!({"pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 5, "y": 10, "content": "First line"},
+        {"type": "text", "x": 5, "y": 13.6, "content": "Second line"},
+        {"type": "text", "x": 5, "y": 15, "content": "Third line, on the second"}
+    ]}]}));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].code, Code::TextOverlap);
+    assert_eq!(found[0].path, "pages[0].elements[2]");
+    assert!(
+        found[0].message.contains("pages[0].elements[1]"),
+        "{}",
+        found[0].message
+    );
+}
+
+#[test]
+fn checking_stops_at_the_most_warnings_reported() {
+    let elements: Vec<_> = (0..150)
+        .map(|i| json!({"type": "text", "x": 500 + i, "y": 10, "content": "x"}))
+        .collect();
+    let found = warnings_of(&json!({"pages": [{"size": "a6", "elements": elements}]}));
+    assert_eq!(found.len(), MAX_WARNINGS);
+}
+
+#[test]
+fn the_report_of_an_invalid_document_lists_its_violations() {
+    let outcome = ENGINE.validate(br#"{"pages": [{"size": "a99"}]}"#);
+    let report = CheckReport::of(&outcome);
+    assert!(!report.valid);
+    assert_eq!((report.sheets, report.warnings), (0, 0));
+    assert_eq!(report.details[0].code, "API-002");
+    assert_eq!(report.details[0].path, "pages[0].size");
+    let report = CheckReport::of(&ENGINE.validate(b"{"));
+    assert_eq!(report.details[0].code, "API-001");
 }
 
 #[test]

@@ -21,6 +21,15 @@ use serde::{Deserialize, Serialize};
 /// The embedded default family (the engine embeds DejaVu Sans).
 pub const DEFAULT_FAMILY: &str = "DejaVu Sans";
 
+/// How many points a polygon has: validation and the request schema. A fixed
+/// bound, not a setting; here so that the model's schema reads it without
+/// importing validation.
+pub const POLYGON_POINTS: std::ops::RangeInclusive<usize> = 3..=10_000;
+
+/// The image formats a document may name (`format`, a resource file's
+/// extension): one list for validation and the request schema.
+pub const IMAGE_FORMATS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "svg"];
+
 /// Defaults and limits of one running service (or one CLI invocation).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]

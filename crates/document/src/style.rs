@@ -2,40 +2,14 @@
 //! runtime-config defaults. Validation and lowering both resolve through here,
 //! so they always agree on what an element looks like.
 
+// The colour type is `color`'s, below `config` (which checks the configured
+// colours at start); the resolved styles here carry it.
+pub use crate::color::Rgb;
 use crate::config::StyleDefaults;
 use crate::model::{
     Dash, DashPreset, FillRule, FillStyle, FontWeight, LineCap, LineJoin, StrokeStyle, TextAlign,
     TextOverflow, TextStyle, VerticalAlign,
 };
-
-/// An sRGB colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Rgb(pub u8, pub u8, pub u8);
-
-impl Rgb {
-    pub const BLACK: Rgb = Rgb(0, 0, 0);
-
-    /// Parses `#RRGGBB` or `#RGB`, any case.
-    pub fn parse(text: &str) -> Option<Rgb> {
-        let hex = text.strip_prefix('#')?;
-        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        let digit = |i: usize| u8::from_str_radix(&hex[i..i + 1], 16).ok();
-        match hex.len() {
-            6 => {
-                let v = u32::from_str_radix(hex, 16).ok()?;
-                Some(Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8))
-            }
-            3 => Some(Rgb(digit(0)? * 17, digit(1)? * 17, digit(2)? * 17)),
-            _ => None,
-        }
-    }
-
-    pub fn hex(&self) -> String {
-        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
-    }
-}
 
 /// Parses a colour that validation already accepted; black otherwise.
 fn colour_or(text: Option<&str>, fallback: &str) -> Rgb {
@@ -267,16 +241,6 @@ mod tests {
         assert_eq!(split_language("EN"), Some(("en".into(), None)));
         assert_eq!(split_language("english"), None);
         assert_eq!(split_language("de-CH-x"), None);
-    }
-
-    #[test]
-    fn colours_parse_long_and_short_forms_in_any_case() {
-        assert_eq!(Rgb::parse("#1A4fa0"), Some(Rgb(0x1a, 0x4f, 0xa0)));
-        assert_eq!(Rgb::parse("#fA0"), Some(Rgb(0xff, 0xaa, 0x00)));
-        assert_eq!(Rgb::parse("1a4fa0"), None);
-        assert_eq!(Rgb::parse("#12345"), None);
-        assert_eq!(Rgb::parse("#ggg"), None);
-        assert_eq!(Rgb::parse("#+12"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{Limits, RuntimeConfig, StyleDefaults};
-use crate::pdf::{Profile, ProfileInfo};
+use crate::profile::{Profile, ProfileInfo};
 use labelpress_barcode::option_specs::BarcodeCatalog;
 
 /// A page size preset (`pages[].size`), matched case-insensitively.

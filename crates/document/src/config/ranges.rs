@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::RuntimeConfig;
-use crate::style::Rgb;
+use crate::color::Rgb;
 
 /// The values one numeric key accepts: `minimum` to `maximum`, and 0 as
 /// well where 0 turns the feature off (`zero_disables`).

@@ -357,3 +357,6 @@ fn describe(world: &RenderWorld, errors: &[typst::diag::SourceDiagnostic]) -> St
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+#[cfg(test)]
+mod tests;

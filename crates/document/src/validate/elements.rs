@@ -4,6 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
+use crate::config::POLYGON_POINTS;
 use crate::ir::{Element, Image, Rect, Text};
 use crate::layout::fallback::{closest_families, no_glyph_message};
 use crate::layout::{fit_text, FittedText, Measurer};
@@ -723,9 +724,6 @@ impl Validator<'_> {
 
 /// Tolerance of the content-box rule (mm): rounding, not a real overhang.
 const CONTENT_BOX_EPS: f64 = 1e-6;
-
-/// How many points a polygon has: validation and the request schema.
-pub const POLYGON_POINTS: std::ops::RangeInclusive<usize> = 3..=10_000;
 
 /// Whether `b` leaves `content` to the left or right.
 pub(crate) fn outside_across(b: &Rect, content: &Rect) -> bool {

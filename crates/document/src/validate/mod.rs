@@ -12,11 +12,10 @@ mod image;
 mod schema;
 mod table;
 
-pub use self::elements::POLYGON_POINTS;
 pub use self::geometry::{element_bounds, resolve_x, rotated, Frame, Zone};
-pub use self::image::{
-    check_image, ImageError, ImageKind, LoadedImage, ResourceDir, IMAGE_FORMATS,
-};
+#[cfg(test)]
+pub(crate) use self::image::test_images;
+pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
 pub use self::table::table_width;
 pub use crate::layout::{FontCatalog, PT_MM};
 pub use crate::rich_text::{parse_rich_text, Run};
@@ -28,7 +27,7 @@ use crate::config::{page_preset, RuntimeConfig};
 use crate::ir::{Document, Element, Page, Section};
 use crate::layout::{LaidOut, Sheets};
 use crate::model::{PageMargin, RawRequest, RawSection, Settings};
-use crate::pdf::Profile;
+use crate::profile::Profile;
 
 /// Most violations reported for one request.
 pub const MAX_VIOLATIONS: usize = 100;

@@ -171,7 +171,7 @@ fn expected_words(expected: &str) -> String {
 /// the fields of an object.
 fn described(rust_name: &str) -> String {
     static DEFINITIONS: LazyLock<Value> =
-        LazyLock::new(|| crate::request_schema::document_request()["$defs"].clone());
+        LazyLock::new(|| crate::model::schema::document_request()["$defs"].clone());
     let name = match rust_name {
         "RawRequest" => "DocumentRequest",
         "RawPage" => "Page",

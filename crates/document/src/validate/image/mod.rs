@@ -25,14 +25,10 @@ use std::sync::Arc;
 use typst::visualize::{ImageFormat, RasterFormat, VectorFormat};
 
 use super::Validator;
-use crate::config::Limits;
+use crate::config::{Limits, IMAGE_FORMATS};
 use crate::model::ImageElement;
 
 pub use self::error::ImageError;
-
-/// The image formats a document may name (`format`, a resource file's
-/// extension): one list for validation and the request schema.
-pub const IMAGE_FORMATS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "svg"];
 pub use self::source::ResourceDir;
 
 /// The image formats the renderer embeds.
@@ -249,6 +245,23 @@ impl Validator<'_> {
                 ),
             );
         }
+    }
+}
+
+/// Images built byte by byte, and the fixtures, for the tests here and the
+/// engine's tests of image elements.
+#[cfg(test)]
+pub(crate) mod test_images {
+    pub(crate) use super::gif::tests::{at, gif};
+    pub(crate) use super::raster::tests::{encoded, png_chunk, png_header};
+
+    /// A file of tests/fixtures.
+    pub(crate) fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!(
+            "{}/../../tests/fixtures/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
     }
 }
 

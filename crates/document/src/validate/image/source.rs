@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 
+use crate::config::IMAGE_FORMATS;
+
 /// The folder image file names resolve in (`--resources DIR`).
 #[derive(Debug, Clone)]
 pub struct ResourceDir {
@@ -55,7 +57,7 @@ pub(super) fn is_file_name(data: &str) -> bool {
         && data
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./-".contains(&b))
-        && super::IMAGE_FORMATS.contains(&ext)
+        && IMAGE_FORMATS.contains(&ext)
 }
 
 /// Decodes the `data` field: data URI, resource file name, or Base64.

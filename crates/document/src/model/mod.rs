@@ -4,6 +4,11 @@
 //! refused. Elements are kept as raw JSON in the page and parsed one by one in
 //! [`crate::validate`], so one broken element does not hide the errors of the
 //! others and each error carries its full path.
+//!
+//! Their JSON Schema is built beside them ([`schema`]): the element unions
+//! the types name in `#[schemars(schema_with)]` are assembled there.
+
+pub mod schema;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -42,7 +47,7 @@ pub struct RawPage {
     pub margin: Option<PageMargin>,
     /// The page's elements, each an object with its `type`.
     #[serde(default)]
-    #[schemars(schema_with = "crate::request_schema::page_elements")]
+    #[schemars(schema_with = "crate::model::schema::page_elements")]
     pub elements: Vec<Value>,
 }
 
@@ -55,7 +60,7 @@ pub struct RawSection {
     pub height: f64,
     /// The section's elements (no tables or stacks), placed in mm from the sheet's top-left corner.
     #[serde(default)]
-    #[schemars(schema_with = "crate::request_schema::section_elements")]
+    #[schemars(schema_with = "crate::model::schema::section_elements")]
     pub elements: Vec<Value>,
 }
 
@@ -476,7 +481,7 @@ pub struct BarcodeElement {
     // `default` (as serde does for a missing Option anyway) tells schemars
     // the field is optional despite `schema_with`.
     #[serde(default)]
-    #[schemars(schema_with = "crate::request_schema::barcode_options")]
+    #[schemars(schema_with = "crate::model::schema::barcode_options")]
     pub options: Option<BarcodeOptions>,
     /// Human-readable text under a linear symbol.
     pub hrt: Option<Hrt>,
@@ -818,7 +823,7 @@ pub enum ColumnRole {
 pub struct ComplexCell {
     /// The cell text: a string, number, boolean or null.
     #[serde(default)]
-    #[schemars(schema_with = "crate::request_schema::cell_value")]
+    #[schemars(schema_with = "crate::model::schema::cell_value")]
     pub value: Option<Value>,
     /// Rows the cell covers (default 1).
     pub row_span: Option<i64>,
@@ -965,7 +970,7 @@ pub struct StackElement {
     /// Vertical gap in mm between the table and each block.
     pub gap: Option<f64>,
     /// `children[0]` is a table, the rest are blocks; parsed by the validator.
-    #[schemars(schema_with = "crate::request_schema::stack_children")]
+    #[schemars(schema_with = "crate::model::schema::stack_children")]
     pub children: Vec<Value>,
     /// Drawing order: higher is drawn later (on top); ties keep document order.
     #[serde(default)]
@@ -980,7 +985,7 @@ pub struct StackElement {
 #[schemars(rename = "Block")]
 pub struct RawBlock {
     /// The block's elements (no tables, stacks or blocks), placed relative to the block.
-    #[schemars(schema_with = "crate::request_schema::section_elements")]
+    #[schemars(schema_with = "crate::model::schema::section_elements")]
     pub elements: Vec<Value>,
     /// Free text for the author; ignored.
     pub comment: Option<String>,

@@ -148,7 +148,7 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         (
             "Settings",
             "profile",
-            json!({"enum": crate::pdf::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."}),
+            json!({"enum": crate::profile::Profile::names(), "description": "A PDF profile to conform to (PDF/A, PDF/UA), matched ignoring ASCII case (`runtime-config` `profiles`)."}),
         ),
         ("ShapeDefaults", "corner_radius", non_negative.clone()),
         ("TextStyle", "font_size", font_size.clone()),
@@ -231,12 +231,12 @@ pub fn tighten(definitions: &mut Map<String, Value>) {
         (
             "PolygonElement",
             "points",
-            json!({"minItems": crate::validate::POLYGON_POINTS.start(), "maxItems": crate::validate::POLYGON_POINTS.end()}),
+            json!({"minItems": crate::config::POLYGON_POINTS.start(), "maxItems": crate::config::POLYGON_POINTS.end()}),
         ),
         (
             "ImageElement",
             "format",
-            json!({"enum": crate::validate::IMAGE_FORMATS}),
+            json!({"enum": crate::config::IMAGE_FORMATS}),
         ),
         ("TableElement", "x", coordinate.clone()),
         ("TableElement", "y", coordinate.clone()),
