@@ -1,11 +1,14 @@
 //! Layout that labelpress does itself, before Typst runs: table cells and
-//! rows (measured with the fonts' advance widths) and the flow of tables and
-//! stacks onto continuation sheets. Validation calls it, so a row or block
-//! that cannot fit on a sheet is an API-002 error, and the lowering emits
-//! what it decided.
+//! rows (measured with the fonts' advance widths), the flow of tables and
+//! stacks onto continuation sheets, where each element lands ([`geometry`])
+//! and, from all of it, the [`display`] list of what prints on each sheet.
+//! Validation calls it, so a row or block that cannot fit on a sheet is an
+//! API-002 error; the lowering writes the display list.
 
+pub mod display;
 pub mod fallback;
 pub mod flow;
+pub mod geometry;
 pub mod measure;
 pub mod table;
 pub mod text;

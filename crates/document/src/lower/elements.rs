@@ -5,11 +5,11 @@ use std::fmt::Write;
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::ir::{Barcode, Element, Image, Text};
+use crate::layout::geometry::{resolve_x, rotated, Frame};
 use crate::layout::FittedText;
 use crate::model::*;
 use crate::rich_text::Line;
 use crate::style::*;
-use crate::validate::{resolve_x, rotated, Frame};
 
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.

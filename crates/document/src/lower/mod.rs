@@ -1,9 +1,10 @@
 //! Lowering: a validated [`Document`] becomes Typst source.
 //!
-//! The generated document is one `#page` per sheet with every element placed
-//! absolutely (`place(dx, dy, ...)`). Header and footer elements are emitted on
-//! every sheet (beneath the body); `{page}` and `{total_pages}` are substituted
-//! here, because the generator knows the sheet count before Typst runs.
+//! The generated document is one `#page` per sheet of the display list
+//! ([`crate::layout::display`]), each of its items placed absolutely
+//! (`place(dx, dy, ...)`) in its order; `{page}` and `{total_pages}` are
+//! substituted here, because the generator knows the sheet count before
+//! Typst runs.
 //! Images are handed to the engine as fixed virtual files `/img/0`, `/img/1`...
 
 pub mod barcode;
@@ -15,11 +16,10 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
-use crate::ir::{Document, Element, Page};
-use crate::layout::FontCatalog;
-use crate::layout::{LaidOut, PieceKind, Sheets};
+use crate::ir::Document;
+use crate::layout::display::Item;
+use crate::layout::{FontCatalog, LaidOut, PieceKind};
 use crate::style::split_language;
-use crate::validate::{Frame, Zone};
 
 /// The set rules every generated document starts with.
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
@@ -75,19 +75,18 @@ pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
     };
     ctx.out.push_str(PRELUDE);
     ctx.document_settings();
-    for (i, (page, sheets)) in doc.pages.iter().zip(&laid.sheets).enumerate() {
-        for sheet in 0..sheets.count.max(1) {
-            ctx.sheet = ctx.first_sheet[i] + sheet;
-            let _ = writeln!(
-                ctx.out,
-                "#page(width: {}, height: {}, {{",
-                typst::mm(page.width),
-                typst::mm(page.height)
-            );
-            ctx.sections(page.width, page.height);
-            ctx.body(page, sheets, sheet);
-            ctx.out.push_str("})\n");
+    for sheet in laid.display_list() {
+        ctx.sheet = sheet.number;
+        let _ = writeln!(
+            ctx.out,
+            "#page(width: {}, height: {}, {{",
+            typst::mm(sheet.width),
+            typst::mm(sheet.height)
+        );
+        for item in &sheet.items {
+            ctx.item(item, sheet.width);
         }
+        ctx.out.push_str("})\n");
     }
     Lowered {
         source: ctx.out,
@@ -140,71 +139,17 @@ impl Ctx<'_> {
         let _ = writeln!(self.out, "#set text({text})");
     }
 
-    /// Header and footer of the current sheet, beneath the body.
-    fn sections(&mut self, page_width: f64, page_height: f64) {
-        let doc = self.doc;
-        if let Some(h) = &doc.header {
-            let frame = Frame::section(page_width, Zone::Header);
-            self.elements(&h.elements, &frame);
-        }
-        if let Some(f) = &doc.footer {
-            let frame = Frame {
-                origin: (0.0, page_height - f.height),
-                ..Frame::section(page_width, Zone::Footer)
-            };
-            self.elements(&f.elements, &frame);
-        }
-    }
-
-    /// Emits elements in ascending `z_index`, ties in array order.
-    pub(crate) fn elements(&mut self, elements: &[Element], frame: &Frame) {
-        let mut order: Vec<usize> = (0..elements.len()).collect();
-        order.sort_by_key(|&i| elements[i].z_index());
-        for i in order {
-            self.element(&elements[i], frame);
-        }
-    }
-
-    /// The body of one sheet of a request page: on the first sheet every
-    /// element, on continuation sheets only what the flow put there.
-    fn body(&mut self, page: &Page, sheets: &Sheets, sheet: usize) {
-        let frame = Frame::body(page);
-        let mut order: Vec<usize> = (0..page.elements.len()).collect();
-        order.sort_by_key(|&i| page.elements[i].z_index());
-        for i in order {
-            match &page.elements[i] {
-                Element::Table(_) | Element::Stack(_) => {
-                    for piece in sheets
-                        .pieces
-                        .iter()
-                        .filter(|p| p.sheet == sheet && p.element == i)
-                    {
-                        self.piece(&page.elements[i], &piece.kind, page, &frame);
-                    }
-                }
-                element if sheet == 0 => self.element(element, &frame),
-                _ => {}
-            }
-        }
-    }
-
-    fn piece(&mut self, element: &Element, kind: &PieceKind, page: &Page, frame: &Frame) {
-        match kind {
-            PieceKind::Table {
+    /// One item of the display list: a table's rows on this sheet, or an
+    /// element in its frame.
+    fn item(&mut self, item: &Item, sheet_width: f64) {
+        match item.table_rows {
+            Some(PieceKind::Table {
                 table,
                 header,
                 rows,
                 top,
-            } => {
-                self.table_piece(table, *header, rows.clone(), *top, page.width);
-            }
-            PieceKind::Block { block, top } => {
-                let Element::Stack(stack) = element else {
-                    return;
-                };
-                let block_frame = frame.block(&stack.table.spec, *top);
-                self.elements(&stack.blocks[*block], &block_frame);
-            }
+            }) => self.table_piece(table, *header, rows.clone(), *top, sheet_width),
+            _ => self.element(item.element, &item.frame),
         }
     }
 

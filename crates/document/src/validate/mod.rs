@@ -7,16 +7,14 @@
 mod barcode;
 mod elements;
 mod flow;
-mod geometry;
 mod image;
 mod schema;
 mod table;
 
-pub use self::geometry::{element_bounds, resolve_x, rotated, Frame, Zone};
 #[cfg(test)]
 pub(crate) use self::image::test_images;
 pub use self::image::{check_image, ImageError, ImageKind, LoadedImage, ResourceDir};
-pub use self::table::table_width;
+use crate::layout::geometry::{element_bounds, Frame, Zone};
 pub use crate::layout::{FontCatalog, PT_MM};
 pub use crate::rich_text::{parse_rich_text, Run};
 

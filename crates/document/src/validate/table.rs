@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::{element_bounds, Frame, Validator};
 use crate::ir::{Cell, Element, Stack, Table};
+use crate::layout::geometry::table_width;
 use crate::model::*;
 
 impl Validator<'_> {
@@ -535,19 +536,6 @@ fn cell_text(value: Value) -> String {
         Value::Number(n) => n.to_string(),
         other => other.to_string(),
     }
-}
-
-/// Total table width when known before layout: `width`, or the sum of fixed columns.
-pub fn table_width(t: &TableElement) -> Option<f64> {
-    t.width.or_else(|| {
-        t.columns
-            .iter()
-            .map(|c| match c.width {
-                ColumnWidth::Fixed { value } => Some(value),
-                _ => None,
-            })
-            .sum()
-    })
 }
 
 /// A block's height: the lowest bottom of its children, measured from the block start.

@@ -5,7 +5,7 @@
 //! lists them (docs/document-request.md, "Warnings").
 //!
 //! [`check`] reads a validated, laid-out document ([`LaidOut`]) and decides
-//! nothing anew: the boxes validation measured (`validate::element_bounds`),
+//! nothing anew: the boxes validation measured (`layout::geometry::element_bounds`),
 //! the lines it fitted (`FittedText`), the modules it fitted barcodes with
 //! (`barcode::fit::Fitted`) and the sheets the flow put tables and stack
 //! blocks on. It runs for every render (the header counts the warnings), so
@@ -27,8 +27,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{Element, Page};
+use crate::layout::geometry::{Frame, Zone};
 use crate::layout::{LaidOut, PieceKind, Sheets, TableLayout};
-use crate::validate::{Frame, RequestError, Zone};
+use crate::validate::RequestError;
 
 /// The printer resolution the barcode warnings assume when
 /// `settings.print_dpi` is not set: 203 dpi (8 dots per mm) is the common
@@ -285,7 +286,7 @@ impl Collector {
                         let Some(elements) = stack.blocks.get(block) else {
                             continue;
                         };
-                        let block_frame = block_frame(&frame, stack, top);
+                        let block_frame = frame.block(&stack.table.spec, top);
                         for (k, e) in elements.iter().enumerate() {
                             let epath =
                                 || format!("{}.children[{}].elements[{k}]", path(), block + 1);
@@ -308,7 +309,7 @@ impl Collector {
             let path = || format!("{name}.elements[{j}]");
             self.intrinsic(&path, element);
             for (i, page) in pages.iter().enumerate() {
-                let frame = section_frame(page, section, zone);
+                let frame = Frame::section_on(page, zone, section.height);
                 if self.sheet_edges(&path, element, &frame, (page.width, page.height), Some(i)) {
                     break;
                 }
@@ -366,24 +367,6 @@ fn table_layout(sheets: &Sheets, element: usize) -> Option<&TableLayout> {
         PieceKind::Table { table, .. } if p.element == element => Some(&**table),
         _ => None,
     })
-}
-
-/// Where a stack block's elements are placed: as the lowering places them.
-pub(crate) fn block_frame(frame: &Frame, stack: &crate::ir::Stack, top: f64) -> Frame {
-    frame.block(&stack.table.spec, top)
-}
-
-/// Where header or footer elements are placed on a page's sheets: as the
-/// lowering places them.
-pub(crate) fn section_frame(page: &Page, section: &crate::ir::Section, zone: Zone) -> Frame {
-    let frame = Frame::section(page.width, zone);
-    match zone {
-        Zone::Footer => Frame {
-            origin: (0.0, page.height - section.height),
-            ..frame
-        },
-        _ => frame,
-    }
 }
 
 /// A length for messages: two decimals at most, no trailing zeros.

@@ -8,10 +8,11 @@
 //! above capitals, so lines set closer than their line height touch boxes
 //! without touching glyphs.
 //!
-//! The texts of a sheet: on a page's first sheet its elements, the header
-//! and footer and the stack blocks the flow put there; on a continuation
-//! sheet the header, footer and its blocks (one with neither blocks nor
-//! anything new is not looked at again). Each pair is reported once, at the
+//! The texts of a sheet are its items in the display list
+//! ([`crate::layout::display`]): on a page's first sheet its elements, the
+//! header and footer and the stack blocks the flow put there; on a
+//! continuation sheet the header, footer and its blocks (one with no block
+//! text is not looked at again). Each pair is reported once, at the
 //! later of the two paths, naming the other.
 //!
 //! Cost: about one comparison per text and neighbour (see [`overlaps`]);
@@ -20,10 +21,11 @@
 
 use std::collections::HashSet;
 
-use super::{block_frame, mm, section_frame, Code, Collector};
+use super::{mm, Code, Collector};
 use crate::ir::{Element, Rect};
-use crate::layout::{LaidOut, PieceKind};
-use crate::validate::{Frame, Zone};
+use crate::layout::display::Source;
+use crate::layout::geometry::Frame;
+use crate::layout::LaidOut;
 
 /// Overlap across (mm) that counts: side bearings are not glyphs.
 const HORIZONTAL_SLACK: f64 = 0.05;
@@ -76,19 +78,16 @@ struct Placed {
     slack: f64,
 }
 
-fn place(out: &mut Vec<Placed>, origin: Origin, element: &Element, frame: &Frame) {
+fn place(origin: Origin, element: &Element, frame: &Frame) -> Option<Placed> {
     let Element::Text(t) = element else {
-        return;
+        return None;
     };
-    if let Some(area) = super::text::ink(t, frame) {
-        if area.w > 0.0 && area.h > 0.0 {
-            out.push(Placed {
-                origin,
-                area,
-                slack: LEADING_SHARE * super::text::shortest_line(t),
-            });
-        }
-    }
+    let area = super::text::ink(t, frame)?;
+    (area.w > 0.0 && area.h > 0.0).then(|| Placed {
+        origin,
+        area,
+        slack: LEADING_SHARE * super::text::shortest_line(t),
+    })
 }
 
 /// Whether `a` and `b` overlap (see the module docs): (across, down) if so.
@@ -195,86 +194,69 @@ fn overlaps(texts: &[Placed], budget: &mut usize) -> Vec<(usize, usize, f64, f64
 }
 
 pub(super) fn check(laid: &LaidOut, w: &mut Collector) {
-    let doc = &laid.document;
     let mut budget = MAX_PAIRS;
     let mut reported: HashSet<(Origin, Origin)> = HashSet::new();
-    for (p, (page, sheets)) in doc.pages.iter().zip(&laid.sheets).enumerate() {
-        let frame = Frame::body(page);
-        // Header and footer texts, placed for this page's size.
-        let mut sections = Vec::new();
-        if let Some(h) = &doc.header {
-            let f = section_frame(page, h, Zone::Header);
-            for (i, e) in h.elements.iter().enumerate() {
-                place(&mut sections, Origin::Header(i), e, &f);
-            }
-        }
-        if let Some(s) = &doc.footer {
-            let f = section_frame(page, s, Zone::Footer);
-            for (i, e) in s.elements.iter().enumerate() {
-                place(&mut sections, Origin::Footer(i), e, &f);
-            }
-        }
-        // The blocks on each sheet; only the first sheet and those with
-        // blocks hold anything the header and footer have not met yet.
-        let mut blocks: Vec<(usize, usize, usize, f64)> = sheets
-            .pieces
+    for sheet in laid.display_list() {
+        // Only a page's first sheet and those with blocks hold anything the
+        // header and footer have not met yet.
+        let blocks = sheet
+            .items
             .iter()
-            .filter_map(|piece| match piece.kind {
-                PieceKind::Block { block, top } => Some((piece.sheet, piece.element, block, top)),
-                PieceKind::Table { .. } => None,
-            })
-            .collect();
-        blocks.sort_by_key(|b| (b.0, b.1, b.2));
-        let mut visit: Vec<usize> = std::iter::once(0)
-            .chain(blocks.iter().map(|b| b.0))
-            .collect();
-        visit.dedup();
-        for sheet in visit {
-            let mut texts: Vec<Placed> = Vec::new();
-            if sheet == 0 {
-                for (j, e) in page.elements.iter().enumerate() {
-                    let origin = Origin::Page {
-                        page: p,
-                        element: j,
-                        block: None,
-                    };
-                    place(&mut texts, origin, e, &frame);
-                }
-            }
-            let start = blocks.partition_point(|b| b.0 < sheet);
-            for &(_, element, block, top) in blocks[start..].iter().take_while(|b| b.0 == sheet) {
-                let Some(Element::Stack(stack)) = page.elements.get(element) else {
-                    continue;
-                };
-                let bf = block_frame(&frame, stack, top);
-                for (k, e) in stack.blocks.get(block).into_iter().flatten().enumerate() {
-                    let origin = Origin::Page {
-                        page: p,
+            .any(|item| matches!(item.source, Source::Block { .. }));
+        if sheet.continuation > 0 && !blocks {
+            continue;
+        }
+        // In the order pairs are reported in: the body's elements, its
+        // blocks' elements, the header's, the footer's.
+        let mut texts: Vec<(u8, Placed)> = Vec::new();
+        for item in &sheet.items {
+            let page = sheet.page;
+            let (class, origin) = match item.source {
+                Source::Body { element } => (
+                    0,
+                    Origin::Page {
+                        page,
                         element,
-                        block: Some((block, k)),
-                    };
-                    place(&mut texts, origin, e, &bf);
-                }
+                        block: None,
+                    },
+                ),
+                Source::Block {
+                    element,
+                    block,
+                    item,
+                } => (
+                    1,
+                    Origin::Page {
+                        page,
+                        element,
+                        block: Some((block, item)),
+                    },
+                ),
+                Source::Header(i) => (2, Origin::Header(i)),
+                Source::Footer(i) => (3, Origin::Footer(i)),
+            };
+            if let Some(placed) = place(origin, item.element, &item.frame) {
+                texts.push((class, placed));
             }
-            // A sheet with only the header and footer, after the first: seen.
-            if sheet > 0 && texts.is_empty() {
+        }
+        // A continuation sheet whose blocks hold no text: seen.
+        if sheet.continuation > 0 && texts.iter().all(|(class, _)| *class >= 2) {
+            continue;
+        }
+        texts.sort_by_key(|(class, placed)| (*class, placed.origin));
+        let texts: Vec<Placed> = texts.into_iter().map(|(_, placed)| placed).collect();
+        let (p, sheets) = (sheet.page, &laid.sheets[sheet.page]);
+        let sheet = sheet.continuation;
+        for (a, b, across, down) in overlaps(&texts, &mut budget) {
+            let (first, second) = if texts[a].origin < texts[b].origin {
+                (texts[a].origin, texts[b].origin)
+            } else {
+                (texts[b].origin, texts[a].origin)
+            };
+            if !reported.insert((first, second)) {
                 continue;
             }
-            texts.extend(sections.iter().map(|s| Placed {
-                origin: s.origin,
-                area: s.area,
-                slack: s.slack,
-            }));
-            for (a, b, across, down) in overlaps(&texts, &mut budget) {
-                let (first, second) = if texts[a].origin < texts[b].origin {
-                    (texts[a].origin, texts[b].origin)
-                } else {
-                    (texts[b].origin, texts[a].origin)
-                };
-                if !reported.insert((first, second)) {
-                    continue;
-                }
-                w.push(
+            w.push(
                     second.path(),
                     Code::TextOverlap,
                     format!(
@@ -289,13 +271,12 @@ pub(super) fn check(laid: &LaidOut, w: &mut Collector) {
                         }
                     ),
                 );
-                if w.full() {
-                    return;
-                }
-            }
-            if budget == 0 {
+            if w.full() {
                 return;
             }
+        }
+        if budget == 0 {
+            return;
         }
     }
 }

@@ -2,15 +2,15 @@
 //!
 //! Without a page margin, body elements may reach past the page edge
 //! (docs/document-request.md): they are accepted and cut there. An element
-//! is measured by the box validation measured (`validate::element_bounds`,
+//! is measured by the box validation measured (`layout::geometry::element_bounds`,
 //! after rotation, without its stroke's width), a text by what its lines
 //! cover ([`super::text::ink`]), a table by its columns' width (the flow
 //! keeps it between the body's top and bottom).
 
 use super::{mm, Code, Collector, Path};
 use crate::ir::{Element, Rect};
+use crate::layout::geometry::{element_bounds, Frame};
 use crate::layout::TableLayout;
-use crate::validate::{element_bounds, Frame};
 
 /// Tolerance of the comparisons (mm): float noise, not a visible amount.
 const EPS: f64 = 1e-6;

@@ -7,11 +7,11 @@
 
 use super::{mm, Code, Collector, Path};
 use crate::ir::{Rect, Text};
+use crate::layout::geometry::{resolve_x, rotated, Frame};
 use crate::layout::TableLayout;
 use crate::model::{TableElement, TextAlign, TextOverflow, VerticalAlign};
 use crate::rich_text::FittedText;
 use crate::style::ResolvedText;
-use crate::validate::{resolve_x, rotated, Frame};
 
 /// "40 x 10 mm", "40 mm wide".
 fn box_size(width: Option<f64>, height: Option<f64>) -> String {
@@ -172,7 +172,7 @@ pub(crate) fn ink(t: &Text, frame: &Frame) -> Option<Rect> {
     let (bw, bh) = t.box_size();
     let y = frame.origin.1 + spec.y;
     if spec.rotation.is_some_and(|r| r != 0.0) {
-        // As `validate::element_bounds` places a rotated box.
+        // As `layout::geometry::element_bounds` places a rotated box.
         let (w, h) = rotated(bw, bh, spec.rotation);
         let x = resolve_x(spec.x, spec.x_anchor.as_ref(), w, frame);
         return Some(Rect { x, y, w, h });

@@ -1,8 +1,9 @@
 //! Where an element lands on the page: anchors, rotation, bounding boxes.
-//! Validation (content-box rule) and lowering (placement) share these.
+//! The one definition validation (content-box rule), the display list
+//! ([`super::display`]), the lowering and the warnings place elements by.
 
 use crate::ir::{Element, Page, Rect};
-use crate::model::{AnchorReference, TableElement, XAnchor};
+use crate::model::{AnchorReference, ColumnWidth, TableElement, XAnchor};
 
 /// Where an element sits, which decides what it may reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,20 @@ impl Frame {
         }
     }
 
+    /// Where a header's or footer's elements print on a `page`'s sheets:
+    /// the header from the sheet's top, the footer from `height` above its
+    /// bottom.
+    pub fn section_on(page: &Page, zone: Zone, height: f64) -> Frame {
+        let frame = Frame::section(page.width, zone);
+        match zone {
+            Zone::Footer => Frame {
+                origin: (0.0, page.height - height),
+                ..frame
+            },
+            _ => frame,
+        }
+    }
+
     /// A stack block's children, the block starting at page y `top`
     /// (below the stack's table, as the flow placed it): body `x`, `y` from
     /// the block's start, and the table's edges for `table_left`/`table_right`.
@@ -58,7 +73,7 @@ impl Frame {
         let left = self.origin.0 + table.x;
         Frame {
             origin: (self.origin.0, top),
-            table: super::table_width(table).map(|w| (left, left + w)),
+            table: table_width(table).map(|w| (left, left + w)),
             zone: Zone::Block,
             ..*self
         }
@@ -179,5 +194,18 @@ pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
             }
         }
         Element::Table(_) | Element::Stack(_) => return None,
+    })
+}
+
+/// Total table width when known before layout: `width`, or the sum of fixed columns.
+pub fn table_width(t: &TableElement) -> Option<f64> {
+    t.width.or_else(|| {
+        t.columns
+            .iter()
+            .map(|c| match c.width {
+                ColumnWidth::Fixed { value } => Some(value),
+                _ => None,
+            })
+            .sum()
     })
 }
