@@ -6,13 +6,13 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::history::{Subject, UsageQuery, UsageSeries};
+use super::ledger::{Change, Ledger, StoreError, UpdateError};
 use super::protocol::RateLimit;
 use super::record::{BannedAccount, TokenRecord, Usage};
 use super::rules;
 use super::search::{TokenPage, TokenQuery};
 use super::secret;
 use super::service::VerifyService;
-use super::store::{StoreError, UpdateError};
 use crate::credential::TokenHash;
 
 /// Longest account name.
@@ -324,11 +324,7 @@ impl VerifyService {
         })
     }
 
-    async fn change(
-        &self,
-        id: &str,
-        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
-    ) -> Result<TokenView, AdminError> {
+    async fn change(&self, id: &str, change: Change<'_>) -> Result<TokenView, AdminError> {
         issued_id(id)?;
         let record = self.ledger.update(id, change).await.map_err(|e| match e {
             UpdateError::NotFound => AdminError::NotFound(id.to_string()),

@@ -17,21 +17,26 @@
 //!   call it on graceful shutdown.
 //!
 //! Modules, one job each: [`secret`] (token shapes, hashing), [`record`]
-//! (what is stored), [`rules`] (check order, status, `remaining`), [`store`]
-//! (the embedded ledger on sled, atomic deduction), [`postgres`],
-//! [`postgres_batch`] (its group commit) and [`migrations`] (the ledger on
-//! PostgreSQL), [`ledger`] (either, with the
-//! group commit around the embedded one), [`service`], [`admin`]
-//! (administration operations), [`search`] (token search and paging),
-//! [`history`] (usage over time) and [`http`] (routes). Its command-line
-//! client, `labelpress token`, is in [`crate::cli::token`].
+//! (what is stored), [`rules`] (check order, status, `remaining`),
+//! [`ledger`] (the ledger contract: the [`ledger::Ledger`] trait both
+//! stores implement, and the types it speaks), [`store`] (sled, atomic
+//! deduction) under [`embedded`] (its group commit), [`postgres`] with
+//! [`postgres_rows`], [`postgres_batch`] (its group commit) and
+//! [`migrations`] (the ledger on PostgreSQL), [`any_ledger`] (whichever a
+//! service runs on), [`service`], [`admin`] (administration operations),
+//! [`search`] (token search and paging), [`history`] (usage over time) and
+//! [`http`] (routes). Its command-line client, `labelpress token`, is in
+//! [`crate::cli::token`].
 pub mod admin;
+pub mod any_ledger;
+pub mod embedded;
 pub mod history;
 pub mod http;
 pub mod ledger;
 pub mod migrations;
 pub mod postgres;
 pub mod postgres_batch;
+pub mod postgres_rows;
 pub mod protocol;
 pub mod record;
 pub mod rules;

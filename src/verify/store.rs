@@ -1,6 +1,7 @@
-//! The embedded ledger: tokens, accounts and idempotency answers in sled,
-//! and the types every ledger shares ([`Deduction`], [`Outcome`], the
-//! errors). [`super::ledger`] puts the group commit around it.
+//! The sled store of the embedded ledger: tokens, accounts and idempotency
+//! answers, each write judged and applied atomically. It speaks the types
+//! of the ledger contract ([`super::ledger`]); the embedded ledger puts the
+//! group commit around it, which makes it a [`super::ledger::Ledger`].
 //!
 //! Layout of the sled database in `<data-dir>/verifier/` (values are JSON):
 //! - `tokens`: SHA-256 of the secret (32 bytes) -> [`TokenRecord`]
@@ -40,8 +41,8 @@
 //! answer, and a key is never charged twice.
 //!
 //! Writes are durable only after [`SledStore::flush`] (sled's flush and an
-//! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the group
-//! commit of [`super::ledger`]).
+//! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the
+//! embedded ledger's group commit).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -50,79 +51,14 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::history::{Totals, UsageQuery, HOUR_MS};
+use super::history::{Subject, Totals, UsageQuery, HOUR_MS};
+use super::ledger::{Change, Deduction, Outcome, StoreError, UpdateError};
 use super::protocol::{Granted, Rejection};
 use super::record::{AccountRecord, BannedAccount, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
 use super::search::TokenQuery;
 use crate::credential::TokenHash;
-use crate::group_commit::NotDurable;
-use crate::synced_sled::{FlushError, SyncedSled};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("token store: {0}")]
-    Sled(#[from] sled::Error),
-    #[error("token store: {0}")]
-    Flush(#[from] FlushError),
-    #[error("token store: unreadable record: {0}")]
-    Corrupt(String),
-    #[error(transparent)]
-    NotDurable(#[from] NotDurable),
-    /// The ledger's database cannot be reached now (connection lost,
-    /// refused, pool exhausted): the caller may retry, answered 503.
-    #[error("ledger unavailable: {0}")]
-    Unavailable(String),
-    /// The database refused a statement for another reason.
-    #[error("ledger: {0}")]
-    Database(String),
-}
-
-impl StoreError {
-    /// Whether a retry later may succeed (a 503, not a 500).
-    pub fn is_unavailable(&self) -> bool {
-        matches!(self, StoreError::Unavailable(_))
-    }
-}
-
-/// A verification as the store sees it (the token already well formed).
-#[derive(Debug, Clone)]
-pub struct Deduction<'a> {
-    pub hash: &'a TokenHash,
-    /// 0 stands for a body that was not `{"count": integer >= 1}`.
-    pub count: u64,
-    pub dry_run: bool,
-    /// Ignored for dry runs, which change nothing.
-    pub idempotency_key: Option<&'a str>,
-    pub now: i64,
-    /// Record `count` uncharged renders instead of deducting
-    /// ([`super::rules::exists`], [`TokenRecord::uncharged`]).
-    pub uncharged: bool,
-}
-
-/// What a verification did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Checked and, unless a dry run, deducted (`wrote`).
-    Granted {
-        granted: Granted,
-        wrote: bool,
-    },
-    /// The first answer for this idempotency key, deducted then.
-    Replayed(Granted),
-    Rejected(Rejection),
-}
-
-/// Why an admin change to a token did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum UpdateError {
-    #[error("no such token")]
-    NotFound,
-    #[error("{0}")]
-    Refused(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+use crate::synced_sled::SyncedSled;
 
 /// Stripes of the lock keyed calls take per token.
 const KEY_LOCKS: usize = 64;
@@ -203,18 +139,10 @@ fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
     now - first.at < rules::IDEMPOTENCY_TTL_MS
 }
 
-/// The first answer again, if the count and kind match the first call's.
-pub(super) fn replay(first: IdempotencyRecord, call: &Deduction<'_>) -> Outcome {
-    match first.replay(call.count, call.uncharged) {
-        Ok(granted) => Outcome::Replayed(granted),
-        Err(rejection) => Outcome::Rejected(rejection),
-    }
-}
-
 /// What a (not dry) call makes of the record as read: the record to write
 /// and the answer, or why not. A deduction ([`rules::check`]), or with
 /// `uncharged` the uncharged total grown by `count` on any existing token.
-pub(super) fn judge(
+fn judge(
     record: Option<&TokenRecord>,
     call: &Deduction<'_>,
 ) -> Result<(TokenRecord, Granted), Rejection> {
@@ -492,7 +420,7 @@ impl SledStore {
         if let Some(v) = self.idempotency.get(&idem_key)? {
             let first: IdempotencyRecord = decode(&v)?;
             if fresh(&first, call.now) {
-                return Ok(replay(first, call));
+                return Ok(Outcome::replay(first, call));
             }
         }
         // The record's pending key: the last keyed call on this token. If its
@@ -505,7 +433,7 @@ impl SledStore {
         {
             if pending.key == key {
                 self.idempotency.insert(&idem_key, encode(&pending.first))?;
-                return Ok(replay(pending.first.clone(), call));
+                return Ok(Outcome::replay(pending.first.clone(), call));
             }
             let earlier = idempotency_key(call.hash, &pending.key);
             if self.idempotency.get(&earlier)?.is_none() {
@@ -583,11 +511,7 @@ impl SledStore {
         }
     }
 
-    pub fn update(
-        &self,
-        id: &str,
-        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
-    ) -> Result<TokenRecord, UpdateError> {
+    pub fn update(&self, id: &str, change: Change<'_>) -> Result<TokenRecord, UpdateError> {
         let hash = self.ids.get(id.as_bytes()).map_err(StoreError::from)?;
         let hash = hash.ok_or(UpdateError::NotFound)?;
         loop {
@@ -658,11 +582,11 @@ impl SledStore {
     /// summed per bucket; `None` for an unknown token.
     pub fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
         let (account, only) = match &query.subject {
-            super::history::Subject::Token(id) => match self.get(id)? {
+            Subject::Token(id) => match self.get(id)? {
                 Some(record) => (record.account, Some(id.as_bytes())),
                 None => return Ok(None),
             },
-            super::history::Subject::Account(account) => (account.clone(), None),
+            Subject::Account(account) => (account.clone(), None),
         };
         self.write_usage()?;
         let range = usage_key(&account, query.from, "")..usage_key(&account, query.to, "");
@@ -721,12 +645,15 @@ impl SledStore {
         Ok(banned)
     }
 
-    pub fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
+    /// Forgets the idempotency answers no longer fresh at `now`, and
+    /// unreadable ones. A record's pending copy stays: it is judged fresh
+    /// or not when read, as every answer is.
+    pub fn prune_idempotency(&self, now: i64) -> Result<u64, StoreError> {
         let mut pruned = 0;
         for item in self.idempotency.iter() {
             let (k, v) = item?;
             let stale = serde_json::from_slice::<IdempotencyRecord>(&v)
-                .map(|r| r.at < before)
+                .map(|r| !fresh(&r, now))
                 .unwrap_or(true);
             // Compare-and-swap so an answer rewritten meanwhile survives.
             if stale
