@@ -114,7 +114,7 @@ pub(super) fn to_u64(v: i64) -> Result<u64, StoreError> {
 }
 
 /// Balances are `bigint`: the admin API keeps them within
-/// [`super::admin::MAX_BALANCE`].
+/// [`super::record::MAX_BALANCE`].
 pub(super) fn to_i64(v: u64) -> Result<i64, StoreError> {
     i64::try_from(v).map_err(|_| StoreError::Database(format!("{v} is beyond a bigint")))
 }
