@@ -16,6 +16,7 @@ mod geometry;
 mod hostile;
 mod http;
 mod isolation;
+mod ledger_contract;
 mod ledger_postgres;
 mod literal_text;
 mod measured_boxes;
