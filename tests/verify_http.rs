@@ -66,6 +66,8 @@ on_both_ledgers! {
     the_in_process_verifier_takes_the_same_path,
     #[tokio::test]
     uncharged_true_records_renders_on_any_existing_token_once_per_key,
+    #[tokio::test]
+    a_key_answered_before_a_ban_is_judged_before_the_ban,
 }
 
 async fn missing_or_non_bearer_authorization_is_401_missing_token(h: Harness) {
@@ -145,6 +147,28 @@ async fn a_token_past_its_expiry_is_403_token_expired(h: Harness) {
     let r = h.verify(&t.token, 1).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(r.body["expires_at"], later);
+}
+
+/// The order of checks: a key answered before a ban is replayed after it,
+/// and a bad body under that key is 400, not 403 Banned (step 4 comes
+/// before step 5). PostgreSQL answered Banned until the contract test
+/// ran it against sled.
+async fn a_key_answered_before_a_ban_is_judged_before_the_ban(h: Harness) {
+    let t = h.token("acme", 5).await;
+    let call = |body: &'static str, key: &'static str| {
+        let (h, token) = (&h, t.token.clone());
+        async move { h.verify_with(Some(&token), "", body, Some(key)).await }
+    };
+    let first = call(r#"{"count": 2}"#, "r").await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    h.admin("POST", "/accounts/acme/ban", None).await;
+    let again = call(r#"{"count": 2}"#, "r").await;
+    assert_eq!((again.status, &again.body), (200, &first.body));
+    for body in [r#"{"count": 0}"#, "[1]", r#"{"count": 3}"#] {
+        assert_rejected(&call(body, "r").await, 400, "Bad Request");
+    }
+    assert_rejected(&call(r#"{"count": 1}"#, "other").await, 403, "Banned");
+    assert_eq!(h.balance(&t.id).await, 3);
 }
 
 async fn count_above_the_balance_is_quota_exceeded_and_deducts_nothing(h: Harness) {

@@ -142,10 +142,21 @@ impl PgLedger {
         self.pool.get().await.map_err(pool_error)
     }
 
-    /// Every check, no write: dry runs and bad bodies.
+    /// Every check, no write: dry runs, bad bodies and counts beyond any
+    /// balance. A keyed call among them is a replay first (rules, steps 3
+    /// and 4, as in [`PgLedger::deduct_once`]): its count is held against
+    /// the first call's before the ban or the expiry is judged.
     async fn judge(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         let client = self.client().await?;
         let record = select_token(&client, call.hash).await?;
+        if let (Some(key), false) = (call.idempotency_key, call.dry_run) {
+            if let Err(rejection) = rules::known(record.as_ref()) {
+                return Ok(Outcome::Rejected(rejection));
+            }
+            if let Some(first) = first_answer(&client, call, key).await? {
+                return Ok(Outcome::replay(first, call));
+            }
+        }
         Ok(match rules::check(record.as_ref(), call.count, call.now) {
             Ok(record) => Outcome::Granted {
                 granted: rules::granted(record, call.now),

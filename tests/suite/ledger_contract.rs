@@ -311,6 +311,42 @@ async fn rejections_come_in_the_documented_order<L: Ledger>(ledger: Arc<L>) {
         );
         assert_eq!(balance(&*ledger, &record.id).await, record.balance);
     }
+    // A key answered before a ban or an expiry is replayed after it (step
+    // 4 comes before 5 and 6), and a replay's count is checked first: a
+    // bad body (count 0) or an absurd count is a bad request, not Banned.
+    add(
+        &*ledger,
+        7,
+        &token("tok_K00000000000", "later-banned", 5, t0),
+    )
+    .await;
+    let first = written(ledger.verify(&keyed(&hash(7), 2, t0, "r")).await.unwrap());
+    ledger.set_banned("later-banned", true, now).await.unwrap();
+    let expire = |r: &mut TokenRecord| {
+        r.expires_at = Some(t0);
+        Ok(())
+    };
+    for change in [None, Some(expire)] {
+        if let Some(change) = change {
+            ledger.set_banned("later-banned", false, now).await.unwrap();
+            ledger.update("tok_K00000000000", &change).await.unwrap();
+        }
+        assert_eq!(
+            ledger.verify(&keyed(&hash(7), 2, now, "r")).await.unwrap(),
+            Outcome::Replayed(first.clone())
+        );
+        for count in [0, 3, u64::MAX] {
+            assert_eq!(
+                ledger
+                    .verify(&keyed(&hash(7), count, now, "r"))
+                    .await
+                    .unwrap(),
+                rejected(Rejection::BadRequest),
+                "{count}"
+            );
+        }
+    }
+    assert_eq!(balance(&*ledger, "tok_K00000000000").await, 3);
     // Expiry is `now >= expires_at`: a moment before, the token is good.
     let before = written(ledger.verify(&deduct(&hash(2), 1, now - 1)).await.unwrap());
     assert_eq!((before.balance, before.remaining.as_str()), (4, "P0DT0H0M"));
