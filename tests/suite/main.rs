@@ -35,4 +35,5 @@ mod serve_render;
 mod server;
 mod tables;
 mod validation;
+mod verifier_layers;
 mod warnings;
