@@ -172,7 +172,7 @@ async fn load(ledger: &Ledger, keyed: bool, clients: usize, duration: Duration) 
     latencies.sort_unstable();
     let verifies = latencies.len() as u64;
     assert!(verifies > 0, "no verification succeeded");
-    let balance = service.token(&token.id).await.expect("token").token.balance;
+    let balance = service.token(&token.id).await.expect("token").balance;
     assert_eq!(balance, START - verifies, "one unit per 200");
     let pick = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     Stats {

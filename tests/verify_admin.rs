@@ -41,7 +41,11 @@ async fn every_admin_call_needs_the_admin_token() {
     }
     let tokens = h.service.list_tokens().await.unwrap();
     assert_eq!(tokens.len(), 1, "nothing was created");
-    assert_eq!(tokens[0].status, "active", "nothing was banned or revoked");
+    assert_eq!(
+        labelpress::verify::rules::status(&tokens[0], now_ms()),
+        "active",
+        "nothing was banned or revoked"
+    );
 }
 
 #[tokio::test]
@@ -223,7 +227,7 @@ async fn top_up_expiry_and_revoke_answer_the_token() {
 async fn bad_admin_input_is_a_json_error_not_a_crash() {
     let h = start().await;
     // The largest balance either ledger holds (PostgreSQL's bigint), less one.
-    let max = labelpress::verify::admin::MAX_BALANCE;
+    let max = labelpress::verify::record::MAX_BALANCE;
     let t = h.token("acme", max - 1).await;
     let topup = format!("/tokens/{}/topup", t.id);
     let raw = |path: String, body: &'static str| {

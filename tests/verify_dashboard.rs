@@ -19,13 +19,20 @@ async fn the_dashboard_manages_tokens_in_a_browser() {
     driver::check_screenshots("verifier", &summary);
     let id = summary["id"].as_str().unwrap();
     // The store agrees with what the page showed.
-    let detail = h.service.token(id).await.unwrap();
-    assert_eq!(detail.token.account, summary["account"].as_str().unwrap());
-    assert_eq!(detail.token.balance, 12, "10 - 3 + 5");
-    assert_eq!(detail.token.status, "revoked");
-    assert_eq!(detail.token.expires_at, None);
+    let record = h.service.token(id).await.unwrap();
+    assert_eq!(record.account, summary["account"].as_str().unwrap());
+    assert_eq!(record.balance, 12, "10 - 3 + 5");
     assert_eq!(
-        detail.usage.iter().map(|u| u.count).collect::<Vec<_>>(),
+        labelpress::verify::rules::status(&record, now_ms()),
+        "revoked"
+    );
+    assert_eq!(record.expires_at, None);
+    assert_eq!(
+        record
+            .recent_usage()
+            .iter()
+            .map(|u| u.count)
+            .collect::<Vec<_>>(),
         vec![3]
     );
     assert_eq!(summary["units"], 3);

@@ -61,13 +61,13 @@ async fn deductions_survive_reopening_the_store() {
         admin,
         "the admin token file is reused"
     );
-    assert_eq!(reopened.token(&created.id).await.unwrap().token.balance, 6);
+    assert_eq!(reopened.token(&created.id).await.unwrap().balance, 6);
     // The idempotency answer survived too: the same key deducts nothing.
     assert!(matches!(
         reopened.verify(call).await.unwrap(),
         Verdict::Granted(g) if g.balance == 6
     ));
-    assert_eq!(reopened.token(&created.id).await.unwrap().token.balance, 6);
+    assert_eq!(reopened.token(&created.id).await.unwrap().balance, 6);
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn a_granted_deduction_survives_the_process_being_killed() {
     child.wait().unwrap();
     let reopened = VerifyService::open(dir.path(), Some(ADMIN.into())).unwrap();
     let detail = runtime.block_on(reopened.token(&id)).unwrap();
-    assert_eq!(detail.token.balance, 88);
+    assert_eq!(detail.balance, 88);
     assert_eq!(detail.usage.len(), 3);
 }
 

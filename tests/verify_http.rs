@@ -1,5 +1,6 @@
 //! `POST /v1/verify` over a real socket: every case of the spec's part B
-//! and docs/admin-api.md, concurrency, and the in-process verifier.
+//! and docs/admin-api.md, concurrency, and the in-process verifier. Each
+//! behaviour runs on both ledgers ([`on_both_ledgers`]).
 
 mod verify_support;
 
@@ -7,9 +8,69 @@ use labelpress::verify::{Rejection, Verdict, Verifier, VerifyCall};
 use serde_json::json;
 use verify_support::*;
 
-#[tokio::test]
-async fn missing_or_non_bearer_authorization_is_401_missing_token() {
-    let h = start().await;
+/// Each behaviour (`async fn name(h: Harness)`) as two tests with the
+/// given test attribute: `sled::name` on the embedded ledger and
+/// `postgres::name` on a fresh database of the binary's shared PostgreSQL
+/// cluster. A behaviour left out of the list is dead code, a warning.
+macro_rules! on_both_ledgers {
+    ($(#[$test:meta] $behaviour:ident),+ $(,)?) => {
+        mod sled {
+            $(
+                #[$test]
+                async fn $behaviour() {
+                    super::$behaviour(super::start_on(super::Store::Sled).await).await;
+                }
+            )+
+        }
+        mod postgres {
+            $(
+                #[$test]
+                async fn $behaviour() {
+                    super::$behaviour(super::start_on(super::Store::Postgres).await).await;
+                }
+            )+
+        }
+    };
+}
+
+on_both_ledgers! {
+    #[tokio::test]
+    missing_or_non_bearer_authorization_is_401_missing_token,
+    #[tokio::test]
+    malformed_unknown_and_revoked_tokens_are_403_invalid_token,
+    #[tokio::test]
+    a_bad_idempotency_key_is_400_before_the_token_is_judged,
+    #[tokio::test]
+    a_token_past_its_expiry_is_403_token_expired,
+    #[tokio::test]
+    count_above_the_balance_is_quota_exceeded_and_deducts_nothing,
+    #[tokio::test]
+    a_banned_account_is_403_banned_for_all_its_tokens_until_unbanned,
+    #[tokio::test]
+    dry_run_checks_everything_and_deducts_nothing,
+    #[tokio::test]
+    count_deducts_n_and_an_empty_body_deducts_one,
+    #[tokio::test]
+    counts_that_are_not_integers_of_at_least_one_are_400,
+    #[tokio::test]
+    remaining_is_an_iso_duration_or_unlimited,
+    #[tokio::test]
+    a_tokens_rate_limit_is_echoed,
+    #[tokio::test]
+    an_idempotency_key_returns_the_first_answer_and_deducts_once,
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    concurrent_verifies_never_spend_more_than_the_balance,
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    concurrent_calls_with_one_idempotency_key_deduct_once,
+    #[tokio::test]
+    the_in_process_verifier_takes_the_same_path,
+    #[tokio::test]
+    uncharged_true_records_renders_on_any_existing_token_once_per_key,
+    #[tokio::test]
+    a_key_answered_before_a_ban_is_judged_before_the_ban,
+}
+
+async fn missing_or_non_bearer_authorization_is_401_missing_token(h: Harness) {
     let r = h.verify_with(None, "", "", None).await;
     assert_rejected(&r, 401, "Missing Token");
     assert_eq!(r.headers["www-authenticate"], "Bearer");
@@ -23,9 +84,7 @@ async fn missing_or_non_bearer_authorization_is_401_missing_token() {
     assert_eq!(r.status(), 401);
 }
 
-#[tokio::test]
-async fn malformed_unknown_and_revoked_tokens_are_403_invalid_token() {
-    let h = start().await;
+async fn malformed_unknown_and_revoked_tokens_are_403_invalid_token(h: Harness) {
     for bad in [
         "nonsense",
         "lp_short",
@@ -59,9 +118,7 @@ async fn malformed_unknown_and_revoked_tokens_are_403_invalid_token() {
 /// The order of checks the docs give: a bad `Idempotency-Key` is 400
 /// before the token is judged, so a malformed token with an empty key is
 /// told about the key first.
-#[tokio::test]
-async fn a_bad_idempotency_key_is_400_before_the_token_is_judged() {
-    let h = start().await;
+async fn a_bad_idempotency_key_is_400_before_the_token_is_judged(h: Harness) {
     let body = json!({"count": 1}).to_string();
     for token in ["nonsense", "lp_0123456789ABCDEFGHIJKLMNOPQRSTUV"] {
         for key in ["", "a b", &"k".repeat(256)] {
@@ -71,9 +128,7 @@ async fn a_bad_idempotency_key_is_400_before_the_token_is_judged() {
     }
 }
 
-#[tokio::test]
-async fn a_token_past_its_expiry_is_403_token_expired() {
-    let h = start().await;
+async fn a_token_past_its_expiry_is_403_token_expired(h: Harness) {
     let t = h
         .create(json!({"account": "acme", "balance": 5, "expires_at": now_ms() - 1}))
         .await;
@@ -94,9 +149,29 @@ async fn a_token_past_its_expiry_is_403_token_expired() {
     assert_eq!(r.body["expires_at"], later);
 }
 
-#[tokio::test]
-async fn count_above_the_balance_is_quota_exceeded_and_deducts_nothing() {
-    let h = start().await;
+/// The order of checks: a key answered before a ban is replayed after it,
+/// and a bad body under that key is 400, not 403 Banned (step 4 comes
+/// before step 5). PostgreSQL answered Banned until the contract test
+/// ran it against sled.
+async fn a_key_answered_before_a_ban_is_judged_before_the_ban(h: Harness) {
+    let t = h.token("acme", 5).await;
+    let call = |body: &'static str, key: &'static str| {
+        let (h, token) = (&h, t.token.clone());
+        async move { h.verify_with(Some(&token), "", body, Some(key)).await }
+    };
+    let first = call(r#"{"count": 2}"#, "r").await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    h.admin("POST", "/accounts/acme/ban", None).await;
+    let again = call(r#"{"count": 2}"#, "r").await;
+    assert_eq!((again.status, &again.body), (200, &first.body));
+    for body in [r#"{"count": 0}"#, "[1]", r#"{"count": 3}"#] {
+        assert_rejected(&call(body, "r").await, 400, "Bad Request");
+    }
+    assert_rejected(&call(r#"{"count": 1}"#, "other").await, 403, "Banned");
+    assert_eq!(h.balance(&t.id).await, 3);
+}
+
+async fn count_above_the_balance_is_quota_exceeded_and_deducts_nothing(h: Harness) {
     let t = h.token("acme", 3).await;
     assert_rejected(&h.verify(&t.token, 4).await, 403, "Quota Exceeded");
     assert_eq!(h.balance(&t.id).await, 3);
@@ -105,9 +180,7 @@ async fn count_above_the_balance_is_quota_exceeded_and_deducts_nothing() {
     assert_eq!(h.balance(&t.id).await, 0);
 }
 
-#[tokio::test]
-async fn a_banned_account_is_403_banned_for_all_its_tokens_until_unbanned() {
-    let h = start().await;
+async fn a_banned_account_is_403_banned_for_all_its_tokens_until_unbanned(h: Harness) {
     let a = h.token("acme", 5).await;
     let b = h.token("acme", 5).await;
     let other = h.token("globex", 5).await;
@@ -129,9 +202,7 @@ async fn a_banned_account_is_403_banned_for_all_its_tokens_until_unbanned() {
     assert_eq!((r.status, r.body["balance"].as_u64()), (200, Some(4)));
 }
 
-#[tokio::test]
-async fn dry_run_checks_everything_and_deducts_nothing() {
-    let h = start().await;
+async fn dry_run_checks_everything_and_deducts_nothing(h: Harness) {
     let t = h.token("acme", 5).await;
     for _ in 0..3 {
         let r = h
@@ -159,9 +230,7 @@ async fn dry_run_checks_everything_and_deducts_nothing() {
     assert_eq!(h.balance(&t.id).await, 4);
 }
 
-#[tokio::test]
-async fn count_deducts_n_and_an_empty_body_deducts_one() {
-    let h = start().await;
+async fn count_deducts_n_and_an_empty_body_deducts_one(h: Harness) {
     let t = h.token("acme", 10).await;
     let r = h.verify(&t.token, 3).await;
     assert_eq!(r.status, 200);
@@ -187,9 +256,7 @@ async fn count_deducts_n_and_an_empty_body_deducts_one() {
     assert_eq!(usage, vec![(1, 5), (1, 6), (3, 7)]);
 }
 
-#[tokio::test]
-async fn counts_that_are_not_integers_of_at_least_one_are_400() {
-    let h = start().await;
+async fn counts_that_are_not_integers_of_at_least_one_are_400(h: Harness) {
     let t = h.token("acme", 10).await;
     for body in [
         r#"{"count": 0}"#,
@@ -214,9 +281,7 @@ async fn counts_that_are_not_integers_of_at_least_one_are_400() {
     );
 }
 
-#[tokio::test]
-async fn remaining_is_an_iso_duration_or_unlimited() {
-    let h = start().await;
+async fn remaining_is_an_iso_duration_or_unlimited(h: Harness) {
     // One ms short of 30 days, so it reads 29 days 23:59 however fast the call is.
     let thirty_days = now_ms() + 30 * 86_400_000 - 1;
     let t = h
@@ -232,9 +297,7 @@ async fn remaining_is_an_iso_duration_or_unlimited() {
     assert!(r.body.get("rate_limit").is_none(), "{:?}", r.body);
 }
 
-#[tokio::test]
-async fn a_tokens_rate_limit_is_echoed() {
-    let h = start().await;
+async fn a_tokens_rate_limit_is_echoed(h: Harness) {
     let t = h
         .create(
             json!({"account": "acme", "balance": 2, "rate_limit": {"per_second": 5, "burst": 10}}),
@@ -248,9 +311,7 @@ async fn a_tokens_rate_limit_is_echoed() {
     assert_eq!(r.body["rate_limit"], json!({"per_second": 5, "burst": 10}));
 }
 
-#[tokio::test]
-async fn an_idempotency_key_returns_the_first_answer_and_deducts_once() {
-    let h = start().await;
+async fn an_idempotency_key_returns_the_first_answer_and_deducts_once(h: Harness) {
     let t = h.token("acme", 10).await;
     let first = h
         .verify_with(Some(&t.token), "", r#"{"count": 3}"#, Some("report-1"))
@@ -301,9 +362,7 @@ async fn an_idempotency_key_returns_the_first_answer_and_deducts_once() {
     assert_eq!((r.status, r.body["balance"].as_u64()), (200, Some(0)));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_verifies_never_spend_more_than_the_balance() {
-    let h = start().await;
+async fn concurrent_verifies_never_spend_more_than_the_balance(h: Harness) {
     let t = h.token("acme", 20).await;
     let calls = (0..100).map(|_| {
         let (client, base, token) = (h.client.clone(), h.base.clone(), t.token.clone());
@@ -338,9 +397,7 @@ async fn concurrent_verifies_never_spend_more_than_the_balance() {
     assert_eq!(h.balance(&t.id).await, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_calls_with_one_idempotency_key_deduct_once() {
-    let h = start().await;
+async fn concurrent_calls_with_one_idempotency_key_deduct_once(h: Harness) {
     let t = h.token("acme", 100).await;
     let calls: Vec<_> = (0..20)
         .map(|_| {
@@ -364,9 +421,7 @@ async fn concurrent_calls_with_one_idempotency_key_deduct_once() {
     assert_eq!(h.balance(&t.id).await, 90);
 }
 
-#[tokio::test]
-async fn the_in_process_verifier_takes_the_same_path() {
-    let h = start().await;
+async fn the_in_process_verifier_takes_the_same_path(h: Harness) {
     let t = h.token("acme", 5).await;
     let verifier: &dyn Verifier = h.service.as_ref();
     let call = |count, dry_run, key: Option<&str>| VerifyCall {
@@ -409,9 +464,7 @@ async fn the_in_process_verifier_takes_the_same_path() {
 /// `POST /v1/verify?uncharged=true`: renders delivered but refused at
 /// report time are recorded on any existing token (revoked, banned,
 /// expired, exhausted), deduct nothing, and a key records them once.
-#[tokio::test]
-async fn uncharged_true_records_renders_on_any_existing_token_once_per_key() {
-    let h = start().await;
+async fn uncharged_true_records_renders_on_any_existing_token_once_per_key(h: Harness) {
     let uncharged = |token: &str, count: u64, key: Option<&str>| {
         let body = json!({ "count": count }).to_string();
         let token = token.to_string();

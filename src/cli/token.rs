@@ -14,7 +14,7 @@ use super::admin_client::{AdminCall, TokenSource};
 use super::expiry::{self, Expiry};
 use super::output::out;
 use crate::exit::{Exit, Failure};
-use crate::verify::admin::TokenView;
+use crate::verify::http::views::TokenView;
 
 #[derive(Debug, Args)]
 pub struct TokenArgs {

@@ -16,14 +16,14 @@ use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
 use crate::api_error::{ApiError, ErrorBody};
-use crate::verify::admin::{
-    AccountView, CreatedToken, Expiry, NewToken, TokenDetail, TokenView, TopUp, MAX_ACCOUNT_LEN,
-    MAX_BALANCE,
+use crate::verify::admin::{CreatedToken, NewToken};
+use crate::verify::history::MAX_BUCKETS;
+use crate::verify::http::views::{
+    AccountView, Expiry, TokenDetail, TokenPage, TokenView, TopUp, UsageSeries,
 };
-use crate::verify::history::{UsageSeries, MAX_BUCKETS};
 use crate::verify::protocol::{Granted, Rejection, RejectionBody};
-use crate::verify::record::BannedAccount;
-use crate::verify::search::{TokenPage, DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
+use crate::verify::record::{BannedAccount, MAX_ACCOUNT_LEN, MAX_BALANCE};
+use crate::verify::search::{DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
 use crate::verify::service::MAX_IDEMPOTENCY_KEY;
 use labelpress_barcode::option_specs::{find, specific, Kind, OptionSpec, COMMON};
 use labelpress_barcode::Symbology;

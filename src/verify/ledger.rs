@@ -1,214 +1,201 @@
-//! The verifier's ledger: tokens, balances, usage, bans and idempotency
-//! answers, in one of two stores with the same behaviour.
+//! The ledger contract: what a store of tokens, balances, usage, bans and
+//! idempotency answers does, stated once as the [`Ledger`] trait, and the
+//! types it speaks ([`Deduction`], [`Outcome`], [`Change`] and the errors).
 //!
-//! - [`Embedded`] (the default, no set-up): sled in `<data-dir>/verifier/`,
-//!   one process. Each write is judged and applied by [`SledStore`]; an
-//!   answer that wrote something waits for the group commit, whose flush
-//!   ends with `fdatasync` ([`crate::synced_sled`]).
-//! - [`PgLedger`] (`--database-url`): PostgreSQL, shared by any number of
-//!   verifier nodes. Each operation is one statement or one transaction,
-//!   durable when it commits (`synchronous_commit = on`; PostgreSQL groups
-//!   concurrent commits into one WAL flush by itself).
+//! Two stores implement it with the same behaviour: the embedded one (sled
+//! behind a group commit, one process) and the one on PostgreSQL (shared
+//! by any number of verifier nodes). The service, the admin operations and
+//! the tests see only this trait; `tests/suite/ledger_contract.rs` runs
+//! every behaviour below against both.
 //!
-//! Every method returns once its writes are durable.
+//! This module sits below both stores: it imports the records, the rules
+//! and the query values, never a store.
 
-use std::sync::Arc;
+use std::future::Future;
 
 use super::history::{Totals, UsageQuery};
-use super::postgres::PgLedger;
-use super::record::{BannedAccount, TokenRecord};
-use super::rules;
+use super::protocol::{Granted, Rejection};
+use super::record::{BannedAccount, IdempotencyRecord, TokenRecord};
 use super::search::TokenQuery;
-use super::store::{Deduction, Outcome, SledStore, StoreError, UpdateError};
 use crate::credential::TokenHash;
-use crate::group_commit::{Durable, GroupCommit, Linger};
+use crate::group_commit::NotDurable;
+use crate::synced_sled::FlushError;
 
-pub enum Ledger {
-    Embedded(Embedded),
-    Postgres(PgLedger),
+/// A ledger, either store. Every method returns once its writes are
+/// durable (for the embedded store: after the group commit's `fdatasync`;
+/// for PostgreSQL: after the commit, `synchronous_commit = on`).
+///
+/// Orders are byte orders (ids and account names compare as bytes, never
+/// by a locale), and times are Unix milliseconds the caller passes in, so
+/// a store never reads the clock itself.
+pub trait Ledger: Send + Sync {
+    /// Steps 3 to 8 of [`super::rules`] and the deduction, in one atomic
+    /// step: concurrent calls never spend the same units twice.
+    ///
+    /// - A dry run checks everything and writes nothing (`wrote: false`).
+    /// - With an idempotency key, the first answer given for that key on
+    ///   that token within [`super::rules::IDEMPOTENCY_TTL_MS`] is replayed
+    ///   ([`Outcome::Replayed`]) and charged once, even when calls with the
+    ///   key race; a replay of another count or kind is a bad request. Only
+    ///   granted answers are kept, and a revoked (or unknown) token gets no
+    ///   replay.
+    /// - With `uncharged`, any existing token (revoked, banned, expired or
+    ///   exhausted alike) has its uncharged total grown by `count`; nothing
+    ///   is deducted and the usage history does not count it.
+    fn verify(
+        &self,
+        call: &Deduction<'_>,
+    ) -> impl Future<Output = Result<Outcome, StoreError>> + Send;
+
+    /// Adds a token, banned if its account is (a ban racing the insert
+    /// included); `false` if its hash or its id is taken (nothing written).
+    /// The record's usage and uncharged total start empty.
+    fn insert(
+        &self,
+        hash: &TokenHash,
+        record: &TokenRecord,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The token `id` with its last [`super::record::RECENT_USAGE`]
+    /// deductions, oldest first.
+    fn get(&self, id: &str)
+        -> impl Future<Output = Result<Option<TokenRecord>, StoreError>> + Send;
+
+    /// Applies `change` to the token `id` atomically and returns the
+    /// result. A change may touch the balance, the expiry and the
+    /// revocation (what the admin operations change); nothing else is
+    /// kept by every store.
+    fn update(
+        &self,
+        id: &str,
+        change: Change<'_>,
+    ) -> impl Future<Output = Result<TokenRecord, UpdateError>> + Send;
+
+    /// Every token, oldest first, then by id (usage may be left out).
+    fn list(&self) -> impl Future<Output = Result<Vec<TokenRecord>, StoreError>> + Send;
+
+    /// The tokens `query` matches at `now` ([`TokenQuery::matches`]): one
+    /// page of them in the order of [`Ledger::list`], and how many match
+    /// in all.
+    fn search(
+        &self,
+        query: &TokenQuery,
+        now: i64,
+    ) -> impl Future<Output = Result<(Vec<TokenRecord>, u64), StoreError>> + Send;
+
+    /// The deductions `query` asks for, summed per bucket: only buckets
+    /// with usage, oldest first. `None` when it names a token that does
+    /// not exist; an account without usage is an empty list.
+    fn usage(
+        &self,
+        query: &UsageQuery,
+    ) -> impl Future<Output = Result<Option<Vec<Totals>>, StoreError>> + Send;
+
+    /// The tokens with uncharged renders: the `limit` with the most (most
+    /// first, then by id), and the total over every token.
+    fn uncharged(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<(Vec<(String, u64)>, u64), StoreError>> + Send;
+
+    /// Bans (at `now`, unless already banned: the first ban's time stays)
+    /// or unbans `account` and with it every one of its tokens. An account
+    /// without tokens can be banned ahead of time.
+    fn set_banned(
+        &self,
+        account: &str,
+        banned: bool,
+        now: i64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The banned accounts, by name.
+    fn banned(&self) -> impl Future<Output = Result<Vec<BannedAccount>, StoreError>> + Send;
+
+    /// Forgets the idempotency answers no longer fresh at `now` (given
+    /// [`super::rules::IDEMPOTENCY_TTL_MS`] or longer ago); how many.
+    /// Both stores call it about hourly by themselves.
+    fn prune_idempotency(&self, now: i64) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Every write so far durable (graceful shutdown).
+    fn flush(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// A verification as the ledger sees it (the token already well formed).
+#[derive(Debug, Clone)]
+pub struct Deduction<'a> {
+    pub hash: &'a TokenHash,
+    /// 0 stands for a body that was not `{"count": integer >= 1}`.
+    pub count: u64,
+    pub dry_run: bool,
+    /// Ignored for dry runs, which change nothing.
+    pub idempotency_key: Option<&'a str>,
+    pub now: i64,
+    /// Record `count` uncharged renders instead of deducting
+    /// ([`super::rules::exists`], [`TokenRecord::uncharged`]).
+    pub uncharged: bool,
+}
+
+/// What a verification did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Checked and, unless a dry run, deducted (`wrote`).
+    Granted {
+        granted: Granted,
+        wrote: bool,
+    },
+    /// The first answer for this idempotency key, deducted then.
+    Replayed(Granted),
+    Rejected(Rejection),
+}
+
+impl Outcome {
+    /// The first answer again, if the count and kind match the first call's.
+    pub fn replay(first: IdempotencyRecord, call: &Deduction<'_>) -> Outcome {
+        match first.replay(call.count, call.uncharged) {
+            Ok(granted) => Outcome::Replayed(granted),
+            Err(rejection) => Outcome::Rejected(rejection),
+        }
+    }
 }
 
 /// What [`Ledger::update`] applies to a token; an `Err` refuses the change.
 pub type Change<'a> = &'a (dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync);
 
-/// The sled store and the group commit that makes its writes durable.
-pub struct Embedded {
-    store: Arc<SledStore>,
-    commit: GroupCommit<SledStore>,
-    /// Whether answers wait for the disk; off only for benchmark baselines
-    /// (sled then syncs every 500 ms by itself).
-    durable: bool,
+/// Why a ledger could not answer. The variants of one store never come
+/// from the other; [`StoreError::is_unavailable`] is what callers branch on.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("token store: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("token store: {0}")]
+    Flush(#[from] FlushError),
+    #[error("token store: unreadable record: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    NotDurable(#[from] NotDurable),
+    /// The ledger's database cannot be reached now (connection lost,
+    /// refused, pool exhausted): the caller may retry, answered 503.
+    #[error("ledger unavailable: {0}")]
+    Unavailable(String),
+    /// The database refused a statement for another reason.
+    #[error("ledger: {0}")]
+    Database(String),
 }
 
-/// The group commit flushes the store for waiting answers and forgets
-/// expired idempotency answers about hourly.
-impl Durable for SledStore {
-    type Error = StoreError;
-
-    fn flush(&self) -> Result<(), StoreError> {
-        SledStore::flush(self)
-    }
-
-    fn upkeep(&self) {
-        match self.prune_idempotency(crate::credential::now_ms() - rules::IDEMPOTENCY_TTL_MS) {
-            Ok(n) if n > 0 => tracing::info!(pruned = n, "verifier: idempotency keys expired"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "verifier: idempotency pruning failed"),
-        }
-    }
-}
-
-impl Embedded {
-    /// Opens (or creates) the store in `dir`.
-    pub fn open(dir: &std::path::Path, durable: bool) -> Result<Embedded, StoreError> {
-        let store = Arc::new(SledStore::open(dir, !durable)?);
-        store.upkeep();
-        let commit = GroupCommit::start("verify-flush", store.clone(), Linger::NONE)
-            .map_err(|e| StoreError::Sled(e.into()))?;
-        Ok(Embedded {
-            store,
-            commit,
-            durable,
-        })
-    }
-
-    /// Waits until every write so far is durable, when answers wait for it.
-    async fn durable(&self) -> Result<(), StoreError> {
-        if self.durable {
-            self.commit.durable().await?;
-        }
-        Ok(())
-    }
-
-    /// The store's flushes that reached the disk so far.
-    pub fn syncs(&self) -> u64 {
-        self.store.syncs()
+impl StoreError {
+    /// Whether a retry later may succeed (a 503, not a 500).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
     }
 }
 
-impl Ledger {
-    /// Steps 3 to 8 of [`super::rules`] and the deduction, atomically. A
-    /// granted or replayed answer is durable when returned.
-    pub async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
-        match self {
-            Ledger::Embedded(e) => {
-                let outcome = e.store.verify(call)?;
-                // A replay may come before the first call's write is synced.
-                if matches!(
-                    outcome,
-                    Outcome::Granted { wrote: true, .. } | Outcome::Replayed(_)
-                ) {
-                    e.durable().await?;
-                }
-                Ok(outcome)
-            }
-            Ledger::Postgres(pg) => pg.verify(call).await,
-        }
-    }
-
-    /// Adds a token (banned if its account is); `false` if its hash or id
-    /// is taken (nothing written).
-    pub async fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
-        match self {
-            Ledger::Embedded(e) => {
-                let inserted = e.store.insert(hash, record)?;
-                e.durable().await?;
-                Ok(inserted)
-            }
-            Ledger::Postgres(pg) => pg.insert(hash, record).await,
-        }
-    }
-
-    /// The token `id` with its recent usage.
-    pub async fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.get(id),
-            Ledger::Postgres(pg) => pg.get(id).await,
-        }
-    }
-
-    /// Applies `change` to the token `id` atomically and returns the result.
-    pub async fn update(&self, id: &str, change: Change<'_>) -> Result<TokenRecord, UpdateError> {
-        match self {
-            Ledger::Embedded(e) => {
-                let record = e.store.update(id, change)?;
-                e.durable().await.map_err(UpdateError::Store)?;
-                Ok(record)
-            }
-            Ledger::Postgres(pg) => pg.update(id, change).await,
-        }
-    }
-
-    /// Every token, oldest first (without usage).
-    pub async fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.list(),
-            Ledger::Postgres(pg) => pg.list().await,
-        }
-    }
-
-    /// The tokens `query` matches at `now`: one page of them, oldest
-    /// first (without usage), and how many match in all.
-    pub async fn search(
-        &self,
-        query: &TokenQuery,
-        now: i64,
-    ) -> Result<(Vec<TokenRecord>, u64), StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.search(query, now),
-            Ledger::Postgres(pg) => pg.search(query, now).await,
-        }
-    }
-
-    /// The usage `query` asks for, summed per bucket (only buckets with
-    /// usage); `None` when it names a token that does not exist.
-    pub async fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.usage(query),
-            Ledger::Postgres(pg) => pg.usage(query).await,
-        }
-    }
-
-    /// The tokens with uncharged renders: the `limit` with the most (most
-    /// first, then by id), and the total over every token.
-    pub async fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.uncharged(limit),
-            Ledger::Postgres(pg) => pg.uncharged(limit).await,
-        }
-    }
-
-    /// Bans (at `now`) or unbans `account` and with it every one of its
-    /// tokens.
-    pub async fn set_banned(
-        &self,
-        account: &str,
-        banned: bool,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        match self {
-            Ledger::Embedded(e) => {
-                e.store.set_banned(account, banned, now)?;
-                e.durable().await
-            }
-            Ledger::Postgres(pg) => pg.set_banned(account, banned, now).await,
-        }
-    }
-
-    /// The banned accounts, by name.
-    pub async fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
-        match self {
-            Ledger::Embedded(e) => e.store.banned(),
-            Ledger::Postgres(pg) => pg.banned().await,
-        }
-    }
-
-    /// Every write so far durable (graceful shutdown): the embedded store's
-    /// last flush; PostgreSQL's commits already are.
-    pub async fn flush(&self) -> Result<(), StoreError> {
-        match self {
-            Ledger::Embedded(e) => Ok(e.commit.durable().await?),
-            Ledger::Postgres(_) => Ok(()),
-        }
-    }
+/// Why an admin change to a token did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError {
+    #[error("no such token")]
+    NotFound,
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }

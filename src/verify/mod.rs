@@ -16,22 +16,34 @@
 //! - [`VerifyService::flush`]`(&self)` (async): every write so far on disk;
 //!   call it on graceful shutdown.
 //!
-//! Modules, one job each: [`secret`] (token shapes, hashing), [`record`]
-//! (what is stored), [`rules`] (check order, status, `remaining`), [`store`]
-//! (the embedded ledger on sled, atomic deduction), [`postgres`],
-//! [`postgres_batch`] (its group commit) and [`migrations`] (the ledger on
-//! PostgreSQL), [`ledger`] (either, with the
-//! group commit around the embedded one), [`service`], [`admin`]
-//! (administration operations), [`search`] (token search and paging),
-//! [`history`] (usage over time) and [`http`] (routes). Its command-line
-//! client, `labelpress token`, is in [`crate::cli::token`].
+//! Modules, one job each, each importing only those listed before it:
+//! - the protocol and the records: [`protocol`] (the verification call and
+//!   its answers, shared with the render side), [`secret`] (token shapes,
+//!   hashing), [`record`] (what a ledger keeps, and its limits), [`rules`]
+//!   (check order, status, `remaining`);
+//! - the questions a ledger answers, as plain values: [`search`] (token
+//!   search and paging) and [`history`] (usage over time);
+//! - the ledger contract, [`ledger`]: the [`ledger::Ledger`] trait every
+//!   store implements, and the types it speaks;
+//! - the stores: [`store`] (sled, atomic deduction) under [`embedded`]
+//!   (its group commit); [`migrations`], [`postgres_rows`],
+//!   [`postgres_batch`] (its group commit) under [`postgres`]; and
+//!   [`any_ledger`], whichever a service runs on;
+//! - the service: [`service`] (verification, the in-process
+//!   [`Verifier`]) and [`admin`] (administration operations);
+//! - [`http`]: routes, request reading, views and error bodies.
+//!
+//! Its command-line client, `labelpress token`, is in [`crate::cli::token`].
 pub mod admin;
+pub mod any_ledger;
+pub mod embedded;
 pub mod history;
 pub mod http;
 pub mod ledger;
 pub mod migrations;
 pub mod postgres;
 pub mod postgres_batch;
+pub mod postgres_rows;
 pub mod protocol;
 pub mod record;
 pub mod rules;

@@ -1,5 +1,5 @@
 //! The ledger on PostgreSQL (`--database-url`), shared by every verifier
-//! node given the same database. Schema: `migrations/0001_ledger.sql` to
+//! node given the same database: a [`Ledger`]. Schema: `migrations/0001_ledger.sql` to
 //! `migrations/0003_uncharged.sql`, applied at start by [`super::migrations`].
 //!
 //! A deduction without an `Idempotency-Key` is one statement: a conditional
@@ -27,50 +27,25 @@
 
 use std::time::Duration;
 
-use deadpool_postgres::{
-    GenericClient, Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime,
-};
-use tokio_postgres::error::SqlState;
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::{NoTls, Row};
 
 use super::history::{Subject, Totals, UsageQuery};
+use super::ledger::{Change, Deduction, Ledger, Outcome, StoreError, UpdateError};
 use super::postgres_batch::{Applied, Batcher};
-use super::protocol::{Granted, RateLimit, Rejection};
+use super::postgres_rows::{
+    db, granted, pool_error, rate_columns, select_token, select_tokens, to_i64, to_u64, token,
+    DEDUCT,
+};
+use super::protocol::{Granted, Rejection};
 use super::record::{BannedAccount, IdempotencyRecord, TokenRecord, RECENT_USAGE};
 use super::rules;
 use super::search::TokenQuery;
-use super::store::{replay, Deduction, Outcome, StoreError, UpdateError};
 use crate::credential::TokenHash;
 
 /// How often a keyed deduction may lose a race for its key or a judged
 /// rejection may turn out stale before the call gives up (503).
 const MAX_ATTEMPTS: usize = 8;
-
-/// `SELECT`s of whole `lp_tokens` rows, the columns in the order [`token`]
-/// reads them. Whole statements as constants: the dry run's lookup, on
-/// the render nodes' cache-miss path, builds no string per call.
-macro_rules! select_tokens {
-    ($rest:literal) => {
-        concat!(
-            "SELECT hash, id, hint, account, balance, expires_at, rate_per_second, ",
-            "rate_burst, revoked, banned, created_at, last_used_at, uncharged FROM lp_tokens ",
-            $rest
-        )
-    };
-}
-
-/// The conditional decrement; parameters: hash, count, now. The `WHERE`
-/// is [`rules::check`] for a count of at least 1.
-pub(super) const DEDUCT: &str = "WITH d AS (
-        UPDATE lp_tokens SET balance = balance - $2, last_used_at = $3
-        WHERE hash = $1 AND NOT revoked AND NOT banned
-          AND (expires_at IS NULL OR expires_at > $3) AND balance >= $2
-        RETURNING hash, balance, expires_at, rate_per_second, rate_burst
-    ), u AS (
-        INSERT INTO lp_usage (token_hash, at, count, balance)
-        SELECT hash, $3, $2, balance FROM d
-    )
-    SELECT balance, expires_at, rate_per_second, rate_burst FROM d";
 
 /// The `WHERE` of a token search ([`TokenQuery::matches`] in SQL);
 /// parameters: q (lowercased), account, status, now. `translate` lowercases
@@ -167,36 +142,21 @@ impl PgLedger {
         self.pool.get().await.map_err(pool_error)
     }
 
-    pub async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
-        self.bounded(async {
-            if call.uncharged && !call.dry_run {
-                return self.record_uncharged(call).await;
-            }
-            // A count beyond any balance (all fit a bigint) is judged
-            // without writing: it is refused, at the latest as over quota.
-            let count = match i64::try_from(call.count) {
-                Ok(count) if !call.dry_run && count > 0 => count,
-                _ => return self.judge(call).await,
-            };
-            let Some(key) = call.idempotency_key else {
-                return match self.batcher.deduct(call.hash, count, call.now).await? {
-                    Applied::Granted(granted) => Ok(Outcome::Granted {
-                        granted,
-                        wrote: true,
-                    }),
-                    Applied::Rejected(rejection) => Ok(Outcome::Rejected(rejection)),
-                    Applied::Retry => self.deduct(call, count).await,
-                };
-            };
-            self.deduct_once(call, count, key).await
-        })
-        .await
-    }
-
-    /// Every check, no write: dry runs and bad bodies.
+    /// Every check, no write: dry runs, bad bodies and counts beyond any
+    /// balance. A keyed call among them is a replay first (rules, steps 3
+    /// and 4, as in [`PgLedger::deduct_once`]): its count is held against
+    /// the first call's before the ban or the expiry is judged.
     async fn judge(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         let client = self.client().await?;
         let record = select_token(&client, call.hash).await?;
+        if let (Some(key), false) = (call.idempotency_key, call.dry_run) {
+            if let Err(rejection) = rules::known(record.as_ref()) {
+                return Ok(Outcome::Rejected(rejection));
+            }
+            if let Some(first) = first_answer(&client, call, key).await? {
+                return Ok(Outcome::replay(first, call));
+            }
+        }
         Ok(match rules::check(record.as_ref(), call.count, call.now) {
             Ok(record) => Outcome::Granted {
                 granted: rules::granted(record, call.now),
@@ -246,7 +206,7 @@ impl PgLedger {
                 return Ok(Outcome::Rejected(rejection));
             }
             if let Some(first) = first_answer(&tx, call, key).await? {
-                return Ok(replay(first, call));
+                return Ok(Outcome::replay(first, call));
             }
             let Some(row) = tx
                 .query_opt(&deduct, &[&hash, &count, &call.now])
@@ -306,7 +266,7 @@ impl PgLedger {
         for _ in 0..MAX_ATTEMPTS {
             let tx = client.transaction().await.map_err(db)?;
             if let Some(first) = first_answer(&tx, call, key).await? {
-                return Ok(replay(first, call));
+                return Ok(Outcome::replay(first, call));
             }
             let Some(row) = tx.query_opt(ADD, &[&hash, &count]).await.map_err(db)? else {
                 return Ok(Outcome::Rejected(Rejection::InvalidToken));
@@ -323,38 +283,36 @@ impl PgLedger {
         }
         Err(contended())
     }
+}
 
-    /// The tokens with uncharged renders: the `limit` with the most (most
-    /// first, then by id), and the total over every token.
-    pub async fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
+impl Ledger for PgLedger {
+    async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         self.bounded(async {
-            let client = self.client().await?;
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let top = client
-                .query(
-                    "SELECT id, uncharged FROM lp_tokens WHERE uncharged > 0
-                     ORDER BY uncharged DESC, id COLLATE \"C\" LIMIT $1",
-                    &[&limit],
-                )
-                .await
-                .map_err(db)?
-                .iter()
-                .map(|row| Ok((row.get(0), to_u64(row.get(1))?)))
-                .collect::<Result<_, StoreError>>()?;
-            let total: i64 = client
-                .query_one(
-                    "SELECT coalesce(sum(uncharged), 0)::bigint FROM lp_tokens WHERE uncharged > 0",
-                    &[],
-                )
-                .await
-                .map_err(db)?
-                .get(0);
-            Ok((top, to_u64(total)?))
+            if call.uncharged && !call.dry_run {
+                return self.record_uncharged(call).await;
+            }
+            // A count beyond any balance (all fit a bigint) is judged
+            // without writing: it is refused, at the latest as over quota.
+            let count = match i64::try_from(call.count) {
+                Ok(count) if !call.dry_run && count > 0 => count,
+                _ => return self.judge(call).await,
+            };
+            let Some(key) = call.idempotency_key else {
+                return match self.batcher.deduct(call.hash, count, call.now).await? {
+                    Applied::Granted(granted) => Ok(Outcome::Granted {
+                        granted,
+                        wrote: true,
+                    }),
+                    Applied::Rejected(rejection) => Ok(Outcome::Rejected(rejection)),
+                    Applied::Retry => self.deduct(call, count).await,
+                };
+            };
+            self.deduct_once(call, count, key).await
         })
         .await
     }
 
-    pub async fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
+    async fn insert(&self, hash: &TokenHash, record: &TokenRecord) -> Result<bool, StoreError> {
         self.bounded(async {
             let mut client = self.client().await?;
             let tx = client.transaction().await.map_err(db)?;
@@ -405,7 +363,7 @@ impl PgLedger {
         .await
     }
 
-    pub async fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<TokenRecord>, StoreError> {
         self.bounded(async {
             let client = self.client().await?;
             let row = client
@@ -433,11 +391,7 @@ impl PgLedger {
         .await
     }
 
-    pub async fn update(
-        &self,
-        id: &str,
-        change: super::ledger::Change<'_>,
-    ) -> Result<TokenRecord, UpdateError> {
+    async fn update(&self, id: &str, change: Change<'_>) -> Result<TokenRecord, UpdateError> {
         let op = async {
             let mut client = self.client().await?;
             let tx = client.transaction().await.map_err(db)?;
@@ -470,7 +424,7 @@ impl PgLedger {
         self.bounded(op).await?
     }
 
-    pub async fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
+    async fn list(&self) -> Result<Vec<TokenRecord>, StoreError> {
         self.bounded(async {
             let client = self.client().await?;
             client
@@ -485,7 +439,7 @@ impl PgLedger {
     }
 
     /// One page of the tokens `query` matches at `now`, and their number.
-    pub async fn search(
+    async fn search(
         &self,
         query: &TokenQuery,
         now: i64,
@@ -521,7 +475,7 @@ impl PgLedger {
 
     /// The usage rows of the token or account in the query's range,
     /// summed per bucket; `None` for an unknown token.
-    pub async fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
+    async fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
         self.bounded(async {
             let client = self.client().await?;
             // `at` is never negative (the query's range starts at 1970 or
@@ -562,14 +516,39 @@ impl PgLedger {
         .await
     }
 
+    /// The tokens with uncharged renders: the `limit` with the most (most
+    /// first, then by id), and the total over every token.
+    async fn uncharged(&self, limit: usize) -> Result<(Vec<(String, u64)>, u64), StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let top = client
+                .query(
+                    "SELECT id, uncharged FROM lp_tokens WHERE uncharged > 0
+                     ORDER BY uncharged DESC, id COLLATE \"C\" LIMIT $1",
+                    &[&limit],
+                )
+                .await
+                .map_err(db)?
+                .iter()
+                .map(|row| Ok((row.get(0), to_u64(row.get(1))?)))
+                .collect::<Result<_, StoreError>>()?;
+            let total: i64 = client
+                .query_one(
+                    "SELECT coalesce(sum(uncharged), 0)::bigint FROM lp_tokens WHERE uncharged > 0",
+                    &[],
+                )
+                .await
+                .map_err(db)?
+                .get(0);
+            Ok((top, to_u64(total)?))
+        })
+        .await
+    }
+
     /// Bans (at `now`, unless already banned: the first time stays) or
     /// unbans `account` and every token of it.
-    pub async fn set_banned(
-        &self,
-        account: &str,
-        banned: bool,
-        now: i64,
-    ) -> Result<(), StoreError> {
+    async fn set_banned(&self, account: &str, banned: bool, now: i64) -> Result<(), StoreError> {
         self.bounded(async {
             let mut client = self.client().await?;
             let tx = client.transaction().await.map_err(db)?;
@@ -594,11 +573,9 @@ impl PgLedger {
         })
         .await
     }
-}
 
-impl PgLedger {
     /// The banned accounts, by name.
-    pub async fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
+    async fn banned(&self) -> Result<Vec<BannedAccount>, StoreError> {
         self.bounded(async {
             let client = self.client().await?;
             Ok(client
@@ -617,6 +594,19 @@ impl PgLedger {
         })
         .await
     }
+
+    async fn prune_idempotency(&self, now: i64) -> Result<u64, StoreError> {
+        self.bounded(async {
+            let client = self.client().await?;
+            prune(&client, now).await
+        })
+        .await
+    }
+
+    /// PostgreSQL's commits are durable already.
+    async fn flush(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// Forgets idempotency answers past their 24 hours, about hourly, as long
@@ -625,12 +615,8 @@ async fn prune_hourly(pool: Pool) {
     let mut every = tokio::time::interval(Duration::from_secs(3600));
     loop {
         every.tick().await;
-        let before = crate::credential::now_ms() - rules::IDEMPOTENCY_TTL_MS;
         let pruned = match pool.get().await {
-            Ok(client) => client
-                .execute("DELETE FROM lp_idempotency WHERE at <= $1", &[&before])
-                .await
-                .map_err(db),
+            Ok(client) => prune(&client, crate::credential::now_ms()).await,
             Err(e) => Err(pool_error(e)),
         };
         match pruned {
@@ -641,6 +627,17 @@ async fn prune_hourly(pool: Pool) {
     }
 }
 
+/// Deletes the idempotency answers no longer fresh at `now`; how many.
+async fn prune(client: &impl GenericClient, now: i64) -> Result<u64, StoreError> {
+    client
+        .execute(
+            "DELETE FROM lp_idempotency WHERE at <= $1",
+            &[&(now - rules::IDEMPOTENCY_TTL_MS)],
+        )
+        .await
+        .map_err(db)
+}
+
 /// Why the decrement matched no row, judged on the row as it is now;
 /// `None` when it would pass now (changed in between: try again).
 async fn why_not(
@@ -649,23 +646,6 @@ async fn why_not(
 ) -> Result<Option<Rejection>, StoreError> {
     let record = select_token(client, call.hash).await?;
     Ok(rules::check(record.as_ref(), call.count, call.now).err())
-}
-
-pub(super) async fn select_token(
-    client: &impl GenericClient,
-    hash: &TokenHash,
-) -> Result<Option<TokenRecord>, StoreError> {
-    let statement = client
-        .prepare_cached(select_tokens!("WHERE hash = $1"))
-        .await
-        .map_err(db)?;
-    client
-        .query_opt(&statement, &[&&hash.0[..]])
-        .await
-        .map_err(db)?
-        .as_ref()
-        .map(token)
-        .transpose()
 }
 
 /// The first answer under `key` for the call's token, if fresh.
@@ -734,97 +714,6 @@ fn idempotency_record(row: &Row) -> Result<IdempotencyRecord, StoreError> {
     })
 }
 
-/// The 200 body from the decrement's `RETURNING`.
-pub(super) fn granted(row: &Row, now: i64) -> Result<Granted, StoreError> {
-    let expires_at: Option<i64> = row.get(1);
-    Ok(rules::answer(
-        to_u64(row.get(0))?,
-        expires_at,
-        rate_limit(row.get(2), row.get(3))?,
-        now,
-    ))
-}
-
-/// A token from a row of [`select_tokens`] (without usage).
-fn token(row: &Row) -> Result<TokenRecord, StoreError> {
-    Ok(TokenRecord {
-        id: row.get(1),
-        hint: row.get(2),
-        account: row.get(3),
-        balance: to_u64(row.get(4))?,
-        expires_at: row.get(5),
-        rate_limit: rate_limit(row.get(6), row.get(7))?,
-        revoked: row.get(8),
-        banned: row.get(9),
-        created_at: row.get(10),
-        last_used_at: row.get(11),
-        usage: Vec::new(),
-        uncharged: to_u64(row.get(12))?,
-        pending_key: None,
-    })
-}
-
-fn rate_limit(
-    per_second: Option<i64>,
-    burst: Option<i64>,
-) -> Result<Option<RateLimit>, StoreError> {
-    let narrow = |v: i64| u32::try_from(v).map_err(|_| corrupt("rate limit", v));
-    Ok(match (per_second, burst) {
-        (Some(p), Some(b)) => Some(RateLimit {
-            per_second: narrow(p)?,
-            burst: narrow(b)?,
-        }),
-        _ => None,
-    })
-}
-
-fn rate_columns(rate_limit: Option<RateLimit>) -> (Option<i64>, Option<i64>) {
-    match rate_limit {
-        Some(r) => (Some(r.per_second.into()), Some(r.burst.into())),
-        None => (None, None),
-    }
-}
-
-fn to_u64(v: i64) -> Result<u64, StoreError> {
-    u64::try_from(v).map_err(|_| corrupt("count", v))
-}
-
-/// Balances are `bigint`: the admin API keeps them within
-/// [`super::admin::MAX_BALANCE`].
-fn to_i64(v: u64) -> Result<i64, StoreError> {
-    i64::try_from(v).map_err(|_| StoreError::Database(format!("{v} is beyond a bigint")))
-}
-
-fn corrupt(what: &str, v: i64) -> StoreError {
-    StoreError::Corrupt(format!("{what} {v} out of range"))
-}
-
 fn contended() -> StoreError {
     StoreError::Unavailable("the token kept changing under the call; retry".into())
-}
-
-/// Connection-level failures (no SQLSTATE, or the classes of connection
-/// exceptions, insufficient resources, operator intervention and
-/// transaction rollback) can pass with a retry: unavailable. Anything else
-/// is a statement the database refused.
-pub(super) fn db(e: tokio_postgres::Error) -> StoreError {
-    let retryable = match e.code() {
-        None => true,
-        Some(code) => {
-            matches!(&code.code()[..2], "08" | "40" | "53" | "57")
-                || *code == SqlState::LOCK_NOT_AVAILABLE
-        }
-    };
-    if retryable {
-        StoreError::Unavailable(e.to_string())
-    } else {
-        StoreError::Database(e.to_string())
-    }
-}
-
-pub(super) fn pool_error(e: PoolError) -> StoreError {
-    match e {
-        PoolError::Backend(e) => db(e),
-        other => StoreError::Unavailable(other.to_string()),
-    }
 }

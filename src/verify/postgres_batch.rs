@@ -24,10 +24,10 @@ use deadpool_postgres::Pool;
 use futures_util::future::{join_all, Either};
 use tokio::sync::{mpsc, oneshot};
 
-use super::postgres::{db, granted, pool_error, select_token, DEDUCT};
+use super::ledger::StoreError;
+use super::postgres_rows::{db, granted, pool_error, select_token, DEDUCT};
 use super::protocol::{Granted, Rejection};
 use super::rules;
-use super::store::StoreError;
 use crate::credential::TokenHash;
 
 /// Most deductions in one transaction.

@@ -1,4 +1,5 @@
-//! What the store keeps per token, account and idempotency key.
+//! What a ledger keeps per token, account and idempotency key, and the
+//! limits every record is held to (account names, balances).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,6 +9,35 @@ use super::protocol::{Granted, RateLimit};
 /// small: every deduction rewrites the record, and its size is what the
 /// disk pays per verification.
 pub const RECENT_USAGE: usize = 10;
+
+/// Longest account name.
+pub const MAX_ACCOUNT_LEN: usize = 128;
+
+/// Largest balance a token may hold (2^63 - 1): what PostgreSQL's `bigint`
+/// holds, the same limit on either ledger.
+pub const MAX_BALANCE: u64 = i64::MAX as u64;
+
+/// Why a name cannot be an account's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidAccount {
+    #[error("account must be 1 to {MAX_ACCOUNT_LEN} bytes")]
+    Length,
+    #[error("account must not contain control characters")]
+    ControlCharacter,
+}
+
+/// An account name: 1 to [`MAX_ACCOUNT_LEN`] bytes, not only white space,
+/// no control characters. The embedded store relies on the last: an
+/// account never contains the `0x00` that ends it in a usage key.
+pub fn valid_account(account: &str) -> Result<(), InvalidAccount> {
+    if account.trim().is_empty() || account.len() > MAX_ACCOUNT_LEN {
+        return Err(InvalidAccount::Length);
+    }
+    if account.chars().any(char::is_control) {
+        return Err(InvalidAccount::ControlCharacter);
+    }
+    Ok(())
+}
 
 /// One token, stored under the SHA-256 of its secret (never the secret).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::ledger::{Embedded, Ledger};
+use super::any_ledger::AnyLedger;
+use super::embedded::Embedded;
+use super::ledger::{Deduction, Ledger, Outcome, StoreError};
 use super::postgres::{PgLedger, PgOptions};
-use super::protocol::{Rejection, Verdict, Verifier, VerifyCall, VerifyFuture};
+use super::protocol::{Rejection, Unavailable, Verdict, Verifier, VerifyCall, VerifyFuture};
 use super::secret;
-use super::store::{Deduction, Outcome, StoreError};
-use super::Unavailable;
 use crate::credential::TokenHash;
 
 /// Longest accepted `Idempotency-Key`.
@@ -59,7 +59,7 @@ impl Default for VerifyOptions {
 }
 
 pub struct VerifyService {
-    pub(crate) ledger: Ledger,
+    pub(crate) ledger: AnyLedger,
     admin_token: String,
     admin_digest: [u8; 32],
 }
@@ -91,7 +91,10 @@ impl VerifyService {
             None => admin_token_file(&data_dir.join("admin-token"))?,
         };
         let ledger = Embedded::open(&data_dir.join("verifier"), options.durable)?;
-        Ok(VerifyService::with(Ledger::Embedded(ledger), admin_token))
+        Ok(VerifyService::with(
+            AnyLedger::Embedded(ledger),
+            admin_token,
+        ))
     }
 
     /// The service on the PostgreSQL ledger at `database_url` (schema
@@ -108,10 +111,13 @@ impl VerifyService {
             None => return Err(VerifyError::SharedLedgerNeedsAdminToken),
         };
         let ledger = PgLedger::connect(database_url, options).await?;
-        Ok(VerifyService::with(Ledger::Postgres(ledger), admin_token))
+        Ok(VerifyService::with(
+            AnyLedger::Postgres(ledger),
+            admin_token,
+        ))
     }
 
-    fn with(ledger: Ledger, admin_token: String) -> Arc<VerifyService> {
+    fn with(ledger: AnyLedger, admin_token: String) -> Arc<VerifyService> {
         Arc::new(VerifyService {
             ledger,
             admin_digest: Sha256::digest(admin_token.as_bytes()).into(),
@@ -141,10 +147,7 @@ impl VerifyService {
     /// The embedded ledger's flushes that reached the disk (`None` on
     /// PostgreSQL).
     pub fn syncs(&self) -> Option<u64> {
-        match &self.ledger {
-            Ledger::Embedded(e) => Some(e.syncs()),
-            Ledger::Postgres(_) => None,
-        }
+        self.ledger.syncs()
     }
 
     /// One verification: the code path of `POST /v1/verify` and of the

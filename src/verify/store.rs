@@ -1,6 +1,7 @@
-//! The embedded ledger: tokens, accounts and idempotency answers in sled,
-//! and the types every ledger shares ([`Deduction`], [`Outcome`], the
-//! errors). [`super::ledger`] puts the group commit around it.
+//! The sled store of the embedded ledger: tokens, accounts and idempotency
+//! answers, each write judged and applied atomically. It speaks the types
+//! of the ledger contract ([`super::ledger`]); the embedded ledger puts the
+//! group commit around it, which makes it a [`super::ledger::Ledger`].
 //!
 //! Layout of the sled database in `<data-dir>/verifier/` (values are JSON):
 //! - `tokens`: SHA-256 of the secret (32 bytes) -> [`TokenRecord`]
@@ -40,8 +41,8 @@
 //! answer, and a key is never charged twice.
 //!
 //! Writes are durable only after [`SledStore::flush`] (sled's flush and an
-//! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the group
-//! commit of [`super::ledger`]).
+//! `fdatasync`, [`crate::synced_sled`]); the caller batches those (the
+//! embedded ledger's group commit).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -50,79 +51,14 @@ use std::sync::{Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::history::{Totals, UsageQuery, HOUR_MS};
+use super::history::{Subject, Totals, UsageQuery, HOUR_MS};
+use super::ledger::{Change, Deduction, Outcome, StoreError, UpdateError};
 use super::protocol::{Granted, Rejection};
 use super::record::{AccountRecord, BannedAccount, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
 use super::search::TokenQuery;
 use crate::credential::TokenHash;
-use crate::group_commit::NotDurable;
-use crate::synced_sled::{FlushError, SyncedSled};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("token store: {0}")]
-    Sled(#[from] sled::Error),
-    #[error("token store: {0}")]
-    Flush(#[from] FlushError),
-    #[error("token store: unreadable record: {0}")]
-    Corrupt(String),
-    #[error(transparent)]
-    NotDurable(#[from] NotDurable),
-    /// The ledger's database cannot be reached now (connection lost,
-    /// refused, pool exhausted): the caller may retry, answered 503.
-    #[error("ledger unavailable: {0}")]
-    Unavailable(String),
-    /// The database refused a statement for another reason.
-    #[error("ledger: {0}")]
-    Database(String),
-}
-
-impl StoreError {
-    /// Whether a retry later may succeed (a 503, not a 500).
-    pub fn is_unavailable(&self) -> bool {
-        matches!(self, StoreError::Unavailable(_))
-    }
-}
-
-/// A verification as the store sees it (the token already well formed).
-#[derive(Debug, Clone)]
-pub struct Deduction<'a> {
-    pub hash: &'a TokenHash,
-    /// 0 stands for a body that was not `{"count": integer >= 1}`.
-    pub count: u64,
-    pub dry_run: bool,
-    /// Ignored for dry runs, which change nothing.
-    pub idempotency_key: Option<&'a str>,
-    pub now: i64,
-    /// Record `count` uncharged renders instead of deducting
-    /// ([`super::rules::exists`], [`TokenRecord::uncharged`]).
-    pub uncharged: bool,
-}
-
-/// What a verification did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Checked and, unless a dry run, deducted (`wrote`).
-    Granted {
-        granted: Granted,
-        wrote: bool,
-    },
-    /// The first answer for this idempotency key, deducted then.
-    Replayed(Granted),
-    Rejected(Rejection),
-}
-
-/// Why an admin change to a token did not happen.
-#[derive(Debug, thiserror::Error)]
-pub enum UpdateError {
-    #[error("no such token")]
-    NotFound,
-    #[error("{0}")]
-    Refused(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
+use crate::synced_sled::SyncedSled;
 
 /// Stripes of the lock keyed calls take per token.
 const KEY_LOCKS: usize = 64;
@@ -203,18 +139,10 @@ fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
     now - first.at < rules::IDEMPOTENCY_TTL_MS
 }
 
-/// The first answer again, if the count and kind match the first call's.
-pub(super) fn replay(first: IdempotencyRecord, call: &Deduction<'_>) -> Outcome {
-    match first.replay(call.count, call.uncharged) {
-        Ok(granted) => Outcome::Replayed(granted),
-        Err(rejection) => Outcome::Rejected(rejection),
-    }
-}
-
 /// What a (not dry) call makes of the record as read: the record to write
 /// and the answer, or why not. A deduction ([`rules::check`]), or with
 /// `uncharged` the uncharged total grown by `count` on any existing token.
-pub(super) fn judge(
+fn judge(
     record: Option<&TokenRecord>,
     call: &Deduction<'_>,
 ) -> Result<(TokenRecord, Granted), Rejection> {
@@ -492,7 +420,7 @@ impl SledStore {
         if let Some(v) = self.idempotency.get(&idem_key)? {
             let first: IdempotencyRecord = decode(&v)?;
             if fresh(&first, call.now) {
-                return Ok(replay(first, call));
+                return Ok(Outcome::replay(first, call));
             }
         }
         // The record's pending key: the last keyed call on this token. If its
@@ -505,7 +433,7 @@ impl SledStore {
         {
             if pending.key == key {
                 self.idempotency.insert(&idem_key, encode(&pending.first))?;
-                return Ok(replay(pending.first.clone(), call));
+                return Ok(Outcome::replay(pending.first.clone(), call));
             }
             let earlier = idempotency_key(call.hash, &pending.key);
             if self.idempotency.get(&earlier)?.is_none() {
@@ -583,11 +511,7 @@ impl SledStore {
         }
     }
 
-    pub fn update(
-        &self,
-        id: &str,
-        change: &(dyn Fn(&mut TokenRecord) -> Result<(), String> + Sync),
-    ) -> Result<TokenRecord, UpdateError> {
+    pub fn update(&self, id: &str, change: Change<'_>) -> Result<TokenRecord, UpdateError> {
         let hash = self.ids.get(id.as_bytes()).map_err(StoreError::from)?;
         let hash = hash.ok_or(UpdateError::NotFound)?;
         loop {
@@ -658,11 +582,11 @@ impl SledStore {
     /// summed per bucket; `None` for an unknown token.
     pub fn usage(&self, query: &UsageQuery) -> Result<Option<Vec<Totals>>, StoreError> {
         let (account, only) = match &query.subject {
-            super::history::Subject::Token(id) => match self.get(id)? {
+            Subject::Token(id) => match self.get(id)? {
                 Some(record) => (record.account, Some(id.as_bytes())),
                 None => return Ok(None),
             },
-            super::history::Subject::Account(account) => (account.clone(), None),
+            Subject::Account(account) => (account.clone(), None),
         };
         self.write_usage()?;
         let range = usage_key(&account, query.from, "")..usage_key(&account, query.to, "");
@@ -721,12 +645,15 @@ impl SledStore {
         Ok(banned)
     }
 
-    pub fn prune_idempotency(&self, before: i64) -> Result<usize, StoreError> {
+    /// Forgets the idempotency answers no longer fresh at `now`, and
+    /// unreadable ones. A record's pending copy stays: it is judged fresh
+    /// or not when read, as every answer is.
+    pub fn prune_idempotency(&self, now: i64) -> Result<u64, StoreError> {
         let mut pruned = 0;
         for item in self.idempotency.iter() {
             let (k, v) = item?;
             let stale = serde_json::from_slice::<IdempotencyRecord>(&v)
-                .map(|r| r.at < before)
+                .map(|r| !fresh(&r, now))
                 .unwrap_or(true);
             // Compare-and-swap so an answer rewritten meanwhile survives.
             if stale
@@ -891,6 +818,10 @@ mod crash_tests {
     }
 }
 
+// What the ledger contract promises is tested on both stores by
+// `tests/suite/ledger_contract.rs`; what follows is the sled store's own:
+// its two writes per keyed call, and stores written by older versions.
+
 #[cfg(test)]
 mod uncharged_tests {
     use super::*;
@@ -906,11 +837,11 @@ mod uncharged_tests {
         }
     }
 
-    /// Uncharged renders land on a revoked record, deduct nothing, count
-    /// once per key (also when the key's answer only reached the record
-    /// before a crash), and stay out of the usage history.
+    /// An uncharged answer whose copy only reached the record (the process
+    /// died before it reached `idempotency`) is still replayed, not added
+    /// again; and uncharged renders write no hourly usage total.
     #[test]
-    fn uncharged_renders_grow_the_record_once_per_key_and_deduct_nothing() {
+    fn an_uncharged_answer_in_the_record_alone_is_replayed_and_no_usage_is_written() {
         let dir = tempfile::tempdir().unwrap();
         let store = SledStore::open(dir.path(), false).unwrap();
         let hash = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
@@ -925,12 +856,6 @@ mod uncharged_tests {
             panic!("not recorded")
         };
         assert_eq!((granted.balance, granted.uncharged), (10, Some(3)));
-        assert_eq!(
-            store.verify(&uncharged(&hash, 3, Some("a"))).unwrap(),
-            Outcome::Replayed(granted.clone())
-        );
-        // The answer only in the record, as if the process died before it
-        // reached `idempotency`: still replayed, not added again.
         store.idempotency.clear().unwrap();
         assert_eq!(
             store.verify(&uncharged(&hash, 3, Some("a"))).unwrap(),
@@ -940,30 +865,16 @@ mod uncharged_tests {
             store.verify(&uncharged(&hash, 2, Some("a"))).unwrap(),
             Outcome::Rejected(Rejection::BadRequest)
         );
-        assert!(matches!(
-            store.verify(&uncharged(&hash, 2, None)).unwrap(),
-            Outcome::Granted { wrote: true, .. }
-        ));
-        let record = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
-        assert_eq!((record.uncharged, record.balance), (5, 10));
-        assert_eq!(record.last_used_at, None);
-        assert_eq!(
-            store.uncharged(10).unwrap(),
-            (vec![("tok_AAAAAAAAAAAA".to_string(), 5)], 5)
-        );
-        let unknown = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
-        assert_eq!(
-            store.verify(&uncharged(&unknown, 1, Some("b"))).unwrap(),
-            Outcome::Rejected(Rejection::InvalidToken)
-        );
+        assert_eq!(store.get(&record.id).unwrap().unwrap().uncharged, 3);
         store.write_usage().unwrap();
         assert_eq!(store.usage.len(), 0, "uncharged renders are not usage");
     }
 }
 
 #[cfg(test)]
-mod ban_tests {
+mod older_store_tests {
     use super::*;
+    use crate::verify::history::{Bucket, DAY_MS};
 
     fn deduct(hash: &TokenHash) -> Deduction<'_> {
         Deduction {
@@ -976,32 +887,13 @@ mod ban_tests {
         }
     }
 
-    /// A ban is written into every record of the account, including one
-    /// created after it, so the deduction's compare-and-swap judges it.
-    #[test]
-    fn a_ban_reaches_every_record_of_the_account_and_new_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SledStore::open(dir.path(), false).unwrap();
-        let first = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
-        assert!(store.insert(&first, &TokenRecord::sample(10)).unwrap());
-        store.set_banned("acme", true, 5).unwrap();
-        assert_eq!(
-            store.verify(&deduct(&first)).unwrap(),
-            Outcome::Rejected(Rejection::Banned)
-        );
-        let second = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
-        let record = TokenRecord {
-            id: "tok_BBBBBBBBBBBB".into(),
-            ..TokenRecord::sample(10)
-        };
-        assert!(store.insert(&second, &record).unwrap());
-        assert!(store.get("tok_BBBBBBBBBBBB").unwrap().unwrap().banned);
-        store.set_banned("acme", false, 6).unwrap();
-        assert!(matches!(
-            store.verify(&deduct(&second)).unwrap(),
-            Outcome::Granted { .. }
-        ));
-        assert_eq!(store.get("tok_AAAAAAAAAAAA").unwrap().unwrap().balance, 10);
+    fn query(subject: Subject, bucket: Bucket, from: i64, to: i64) -> UsageQuery {
+        UsageQuery {
+            subject,
+            bucket,
+            from,
+            to,
+        }
     }
 
     /// A store written before bans were copied into records (the account
@@ -1032,106 +924,6 @@ mod ban_tests {
             Outcome::Rejected(Rejection::Banned)
         );
     }
-}
-
-#[cfg(test)]
-mod history_tests {
-    use super::*;
-    use crate::verify::history::{Bucket, Subject, DAY_MS};
-
-    fn call(hash: &TokenHash, count: u64, dry_run: bool, now: i64) -> Deduction<'_> {
-        Deduction {
-            hash,
-            count,
-            dry_run,
-            idempotency_key: None,
-            now,
-            uncharged: false,
-        }
-    }
-
-    fn query(subject: Subject, bucket: Bucket, from: i64, to: i64) -> UsageQuery {
-        UsageQuery {
-            subject,
-            bucket,
-            from,
-            to,
-        }
-    }
-
-    /// Hourly totals per token and per account, summed into hour or day
-    /// buckets within the range; rejected and dry calls count nothing.
-    #[test]
-    fn usage_is_summed_per_bucket_for_a_token_and_its_account() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SledStore::open(dir.path(), false).unwrap();
-        let a = TokenHash::of("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV");
-        let b = TokenHash::of("lp_1123456789ABCDEFGHIJKLMNOPQRSTUV");
-        assert!(store.insert(&a, &TokenRecord::sample(100)).unwrap());
-        let other = TokenRecord {
-            id: "tok_BBBBBBBBBBBB".into(),
-            ..TokenRecord::sample(100)
-        };
-        assert!(store.insert(&b, &other).unwrap());
-        let day2 = DAY_MS + 5 * HOUR_MS;
-        for (hash, count, now) in [
-            (&a, 2, 10),          // day 0, hour 0
-            (&a, 3, HOUR_MS - 1), // day 0, hour 0
-            (&a, 1, HOUR_MS),     // day 0, hour 1
-            (&b, 4, 30 * 60_000), // the other token, day 0, hour 0
-            (&a, 5, day2),        // day 1, hour 29
-        ] {
-            let outcome = store.verify(&call(hash, count, false, now)).unwrap();
-            assert!(matches!(outcome, Outcome::Granted { .. }), "{outcome:?}");
-        }
-        // A dry run and a refused count leave the history as it is.
-        store.verify(&call(&a, 1, true, 20)).unwrap();
-        assert_eq!(
-            store.verify(&call(&a, 1000, false, 20)).unwrap(),
-            Outcome::Rejected(Rejection::QuotaExceeded)
-        );
-        let token = Subject::Token("tok_AAAAAAAAAAAA".into());
-        let hours = store
-            .usage(&query(token.clone(), Bucket::Hour, 0, 2 * DAY_MS))
-            .unwrap()
-            .unwrap();
-        assert_eq!(hours, vec![(0, 2, 5), (HOUR_MS, 1, 1), (day2, 1, 5)]);
-        let days = store
-            .usage(&query(token.clone(), Bucket::Day, 0, 2 * DAY_MS))
-            .unwrap()
-            .unwrap();
-        assert_eq!(days, vec![(0, 3, 6), (DAY_MS, 1, 5)]);
-        // The range bounds the scan: only the second hour.
-        let one = store
-            .usage(&query(token, Bucket::Hour, HOUR_MS, 2 * HOUR_MS))
-            .unwrap()
-            .unwrap();
-        assert_eq!(one, vec![(HOUR_MS, 1, 1)]);
-        // The account sums both tokens; an unknown account is empty.
-        let account = store
-            .usage(&query(
-                Subject::Account("acme".into()),
-                Bucket::Day,
-                0,
-                DAY_MS,
-            ))
-            .unwrap()
-            .unwrap();
-        assert_eq!(account, vec![(0, 4, 10)]);
-        let nobody = Subject::Account("acm".into());
-        assert_eq!(
-            store.usage(&query(nobody, Bucket::Day, 0, DAY_MS)).unwrap(),
-            Some(vec![])
-        );
-        // An unknown token is not an empty series.
-        let unknown = Subject::Token("tok_CCCCCCCCCCCC".into());
-        assert_eq!(
-            store
-                .usage(&query(unknown, Bucket::Day, 0, DAY_MS))
-                .unwrap(),
-            None
-        );
-    }
 
     /// A store from before the history: each record's recent deductions
     /// become hourly totals when it is opened, once.
@@ -1158,27 +950,5 @@ mod history_tests {
             );
             store.flush().unwrap();
         }
-    }
-
-    /// The ban's time is kept from the first ban until the unban.
-    #[test]
-    fn banned_accounts_are_listed_with_the_time_of_their_ban() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SledStore::open(dir.path(), false).unwrap();
-        store.set_banned("b", true, 7).unwrap();
-        store.set_banned("a", true, 8).unwrap();
-        store.set_banned("b", true, 9).unwrap();
-        store.set_banned("c", true, 9).unwrap();
-        store.set_banned("c", false, 10).unwrap();
-        let listed: Vec<_> = store
-            .banned()
-            .unwrap()
-            .into_iter()
-            .map(|b| (b.account, b.banned_at))
-            .collect();
-        assert_eq!(
-            listed,
-            vec![("a".to_string(), Some(8)), ("b".to_string(), Some(7))]
-        );
     }
 }

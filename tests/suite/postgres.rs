@@ -6,10 +6,17 @@
 //! The binaries come from `LABELPRESS_PG_BIN`, else the newest Debian
 //! `/usr/lib/postgresql/*/bin`, else `PATH`; `.ci/run` installs Debian's
 //! `postgresql` package when it is missing.
+//!
+//! Tests that only need a database of their own share one cluster per
+//! test binary ([`shared`], a new database each from [`Cluster::fresh`]):
+//! one `initdb` instead of one per test. Included by the suite and, with
+//! `#[path]`, by the `verify_*` test crates, so it names nothing of either.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 pub struct Cluster {
     root: PathBuf,
@@ -72,7 +79,7 @@ impl Cluster {
             root,
             data,
             bin,
-            port: crate::server::free_port(),
+            port: free_port(),
             as_postgres,
         };
         let initdb = cluster
@@ -149,13 +156,23 @@ impl Cluster {
 
     /// A new empty database; its URL.
     pub fn database(&self, name: &str) -> String {
+        // One at a time: every new database is a copy of template1, and
+        // tests sharing a cluster must not race on it.
+        static CREATING: Mutex<()> = Mutex::new(());
+        let _one = CREATING.lock().unwrap_or_else(|e| e.into_inner());
         self.sql("postgres", &format!("CREATE DATABASE {name}"));
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
-}
 
-impl Drop for Cluster {
-    fn drop(&mut self) {
+    /// A new empty database with a name no other call in this process
+    /// got; its URL.
+    pub fn fresh(&self) -> String {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        self.database(&format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+    }
+
+    /// Stops the server at once and removes its folder.
+    fn remove(&self) {
         let _ = self
             .command("pg_ctl")
             .arg("-D")
@@ -164,4 +181,37 @@ impl Drop for Cluster {
             .output();
         let _ = std::fs::remove_dir_all(&self.root);
     }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// The test binary's shared cluster, started on first use and removed when
+/// the process exits (a static is never dropped, so `atexit` does it; the
+/// harness exits through `exit` whether tests passed or not).
+pub fn shared() -> &'static Cluster {
+    static SHARED: OnceLock<Cluster> = OnceLock::new();
+    extern "C" fn remove_shared() {
+        if let Some(cluster) = SHARED.get() {
+            cluster.remove();
+        }
+    }
+    SHARED.get_or_init(|| {
+        let cluster = Cluster::start();
+        // SAFETY: registers a plain function; nothing else is required.
+        assert_eq!(unsafe { libc::atexit(remove_shared) }, 0, "atexit");
+        cluster
+    })
+}
+
+/// A loopback port nobody listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }

@@ -3,11 +3,16 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use labelpress::verify::admin::CreatedToken;
+use labelpress::verify::postgres::PgOptions;
 use labelpress::verify::VerifyService;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
+
+#[path = "../suite/postgres.rs"]
+mod postgres;
 
 pub const ADMIN: &str = "test-admin-token";
 
@@ -18,10 +23,38 @@ pub struct Harness {
     pub dir: tempfile::TempDir,
 }
 
+/// Which ledger a harness's service runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// The embedded ledger in the harness's data dir.
+    Sled,
+    /// A fresh database of the test binary's shared PostgreSQL cluster,
+    /// with the server's default connections and timeout.
+    Postgres,
+}
+
 /// Serves `router` for a service in a fresh data dir on 127.0.0.1:0.
 pub async fn start() -> Harness {
+    start_on(Store::Sled).await
+}
+
+/// [`start`] on the ledger `store`.
+pub async fn start_on(store: Store) -> Harness {
     let dir = tempfile::tempdir().unwrap();
-    let service = VerifyService::open(dir.path(), Some(ADMIN.to_string())).unwrap();
+    let service = match store {
+        Store::Sled => VerifyService::open(dir.path(), Some(ADMIN.to_string())).unwrap(),
+        Store::Postgres => {
+            let limits = labelpress::config::Limits::default();
+            let options = PgOptions {
+                connections: limits.ledger_connections,
+                timeout: Duration::from_millis(limits.ledger_timeout_ms),
+            };
+            let url = postgres::shared().fresh();
+            VerifyService::connect(&url, Some(ADMIN.to_string()), options)
+                .await
+                .unwrap()
+        }
+    };
     let base = serve(service.clone()).await;
     Harness {
         base,
