@@ -40,16 +40,23 @@ pub struct Item<'a> {
     pub element: &'a Element,
     /// The geometry `element`'s coordinates are read in.
     pub frame: Frame,
+    /// Its box on the sheet after rotation (`None` for table pieces, whose
+    /// rows the flow placed, and a stack's own item).
+    pub bounds: Option<Rect>,
     /// For a table or a stack's table: the rows the flow put on this sheet.
     /// `None` for every other item.
     pub table_rows: Option<&'a PieceKind>,
 }
 
-impl Item<'_> {
-    /// The item's box on the sheet after rotation, when it has one before
-    /// Typst runs (not for table pieces, whose rows the flow measured).
-    pub fn bounds(&self) -> Option<Rect> {
-        element_bounds(self.element, &self.frame)
+impl<'a> Item<'a> {
+    fn new(source: Source, element: &'a Element, frame: Frame) -> Item<'a> {
+        Item {
+            source,
+            element,
+            frame,
+            bounds: element_bounds(element, &frame),
+            table_rows: None,
+        }
     }
 }
 
@@ -97,12 +104,9 @@ impl LaidOut {
                                 flow_piece(i, element, kind, body, &mut items);
                             }
                         }
-                        _ if continuation == 0 => items.push(Item {
-                            source: Source::Body { element: i },
-                            element,
-                            frame: body,
-                            table_rows: None,
-                        }),
+                        _ if continuation == 0 => {
+                            items.push(Item::new(Source::Body { element: i }, element, body))
+                        }
                         _ => {}
                     }
                 }
@@ -142,10 +146,8 @@ fn flow_piece<'a>(
 ) {
     match kind {
         PieceKind::Table { .. } => items.push(Item {
-            source: Source::Body { element: i },
-            element,
-            frame: body,
             table_rows: Some(kind),
+            ..Item::new(Source::Body { element: i }, element, body)
         }),
         PieceKind::Block { block, top } => {
             let Element::Stack(stack) = element else {
@@ -177,10 +179,9 @@ fn in_z_order<'a>(
 ) {
     let mut order: Vec<usize> = (0..elements.len()).collect();
     order.sort_by_key(|&i| elements[i].z_index());
-    items.extend(order.into_iter().map(|i| Item {
-        source: source(i),
-        element: &elements[i],
-        frame,
-        table_rows: None,
-    }));
+    items.extend(
+        order
+            .into_iter()
+            .map(|i| Item::new(source(i), &elements[i], frame)),
+    );
 }

@@ -5,7 +5,8 @@ use std::fmt::Write;
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
 use crate::ir::{Barcode, Element, Image, Text};
-use crate::layout::geometry::{resolve_x, rotated, Frame};
+use crate::layout::display::Item;
+use crate::layout::geometry::{rotated, Frame};
 use crate::layout::FittedText;
 use crate::model::*;
 use crate::rich_text::Line;
@@ -29,24 +30,27 @@ struct Placed {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn element(&mut self, element: &Element, frame: &Frame) {
+    /// One item of the display list, its top-left corner where layout
+    /// placed it (a line's box grows by its stroke: it places itself).
+    pub(crate) fn element(&mut self, item: &Item) {
+        let (element, frame) = (item.element, &item.frame);
+        let at = item.bounds.map_or(frame.origin, |b| (b.x, b.y));
         let (placed, link) = match element {
             Element::Text(t) => (
-                self.text(t, frame),
+                self.text(t, at),
                 t.spec
                     .link
                     .as_ref()
                     .or(t.spec.style.as_ref().and_then(|s| s.link.as_ref())),
             ),
-            Element::Rect(r) => (self.rect(r, frame), r.link.as_ref()),
-            Element::Circle(c) => (self.circle(c, frame), c.link.as_ref()),
-            Element::Ellipse(e) => (self.ellipse(e, frame), e.link.as_ref()),
-            Element::Polygon(p) => (self.polygon(p, frame), p.link.as_ref()),
+            Element::Rect(r) => (self.rect(r, at), r.link.as_ref()),
+            Element::Circle(c) => (self.circle(c, at), c.link.as_ref()),
+            Element::Ellipse(e) => (self.ellipse(e, at), e.link.as_ref()),
+            Element::Polygon(p) => (self.polygon(p, at), p.link.as_ref()),
             Element::Line(l) => (self.line(l, frame, l.link.is_some()), l.link.as_ref()),
-            Element::Image(i) => (self.image(i, frame), i.spec.link.as_ref()),
-            Element::Barcode(b) => (self.barcode(b, frame), b.spec.link.as_ref()),
+            Element::Image(i) => (self.image(i, at), i.spec.link.as_ref()),
+            Element::Barcode(b) => (self.barcode(b, at), b.spec.link.as_ref()),
             Element::Link(l) => {
-                let x = resolve_x(l.x, l.x_anchor.as_ref(), l.width, frame);
                 let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
                 let spec = LinkSpec {
                     target: l.target.clone(),
@@ -56,8 +60,8 @@ impl Ctx<'_> {
                 };
                 self.emit(
                     Placed {
-                        x,
-                        y: frame.origin.1 + l.y,
+                        x: at.0,
+                        y: at.1,
                         body,
                         unbounded: false,
                     },
@@ -65,7 +69,7 @@ impl Ctx<'_> {
                 );
                 return;
             }
-            // Flow elements are drawn piece by piece, sheet by sheet (`Ctx::body`).
+            // Flow elements print as their pieces: table rows, block items.
             Element::Table(_) | Element::Stack(_) => return,
         };
         self.emit(placed, link);
@@ -153,11 +157,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn text(&mut self, text: &Text, frame: &Frame) -> Placed {
+    fn text(&mut self, text: &Text, (x, y): (f64, f64)) -> Placed {
         let (t, style, fitted) = (&text.spec, &text.style, &text.fitted);
-        let (w, h) = text.box_size();
-        let (bw, _) = rotated(w, h, t.rotation);
-        let x = resolve_x(t.x, t.x_anchor.as_ref(), bw, frame);
         let mut body = self.text_body(fitted, style);
         if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
             // Rotation reflows around the body's size: the box shrinks it to
@@ -167,7 +168,7 @@ impl Ctx<'_> {
         let body = rotate(body, t.rotation);
         Placed {
             x,
-            y: frame.origin.1 + t.y,
+            y,
             body,
             unbounded: style.width.is_none(),
         }
@@ -286,7 +287,7 @@ impl Ctx<'_> {
         resolve_fill(merge_fill(fill, defaults).as_ref())
     }
 
-    fn rect(&mut self, r: &RectElement, frame: &Frame) -> Placed {
+    fn rect(&mut self, r: &RectElement, (x, y): (f64, f64)) -> Placed {
         let stroke = self.shape_stroke(r.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(r.fill.as_ref());
         let radius = r
@@ -300,7 +301,6 @@ impl Ctx<'_> {
                     .and_then(|s| s.corner_radius)
             })
             .unwrap_or(self.config.defaults.corner_radius);
-        let (bw, _) = rotated(r.width, r.height, r.rotation);
         let body = format!(
             "rect(width: {}, height: {}, radius: {}, fill: {}, stroke: {})",
             mm(r.width),
@@ -310,14 +310,14 @@ impl Ctx<'_> {
             ty::stroke(&stroke)
         );
         Placed {
-            x: resolve_x(r.x, r.x_anchor.as_ref(), bw, frame),
-            y: frame.origin.1 + r.y,
+            x,
+            y,
             body: rotate(body, r.rotation),
             unbounded: false,
         }
     }
 
-    fn circle(&mut self, c: &CircleElement, frame: &Frame) -> Placed {
+    fn circle(&mut self, c: &CircleElement, (x, y): (f64, f64)) -> Placed {
         let stroke = self.shape_stroke(c.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(c.fill.as_ref());
         let body = format!(
@@ -327,14 +327,14 @@ impl Ctx<'_> {
             ty::stroke(&stroke)
         );
         Placed {
-            x: frame.origin.0 + c.cx - c.r,
-            y: frame.origin.1 + c.cy - c.r,
+            x,
+            y,
             body,
             unbounded: false,
         }
     }
 
-    fn ellipse(&mut self, e: &EllipseElement, frame: &Frame) -> Placed {
+    fn ellipse(&mut self, e: &EllipseElement, (x, y): (f64, f64)) -> Placed {
         let stroke = self.shape_stroke(e.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(e.fill.as_ref());
         // Only quarter turns exist, so a rotated ellipse is the one with its radii swapped.
@@ -347,14 +347,14 @@ impl Ctx<'_> {
             ty::stroke(&stroke)
         );
         Placed {
-            x: frame.origin.0 + e.cx - rx,
-            y: frame.origin.1 + e.cy - ry,
+            x,
+            y,
             body,
             unbounded: false,
         }
     }
 
-    fn polygon(&mut self, p: &PolygonElement, frame: &Frame) -> Placed {
+    fn polygon(&mut self, p: &PolygonElement, (x, y): (f64, f64)) -> Placed {
         let stroke = self.shape_stroke(p.stroke.as_ref(), self.config.defaults.shape_stroke_width);
         let fill = self.shape_fill(p.fill.as_ref());
         let (x0, y0, w, h) = bounds(p.points.iter().map(|p| (p.x, p.y)));
@@ -373,8 +373,8 @@ impl Ctx<'_> {
             points.join(", ")
         );
         Placed {
-            x: frame.origin.0 + x0,
-            y: frame.origin.1 + y0,
+            x,
+            y,
             body,
             unbounded: false,
         }
@@ -487,7 +487,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn image(&mut self, image: &Image, frame: &Frame) -> Placed {
+    fn image(&mut self, image: &Image, (x, y): (f64, f64)) -> Placed {
         let i = &image.spec;
         let index = self.images.len();
         self.images.push(image.bytes.clone());
@@ -506,22 +506,20 @@ impl Ctx<'_> {
             w = mm(i.width),
             h = mm(i.height)
         );
-        let (bw, _) = rotated(i.width, i.height, i.rotation);
         Placed {
-            x: resolve_x(i.x, i.x_anchor.as_ref(), bw, frame),
-            y: frame.origin.1 + i.y,
+            x,
+            y,
             body: rotate(body, i.rotation),
             unbounded: false,
         }
     }
 
-    fn barcode(&mut self, b: &Barcode, frame: &Frame) -> Placed {
+    fn barcode(&mut self, b: &Barcode, (x, y): (f64, f64)) -> Placed {
         let spec = &b.spec;
         let body = super::barcode::draw(self, b);
-        let (bw, _) = rotated(spec.width, spec.height, spec.rotation);
         Placed {
-            x: resolve_x(spec.x, spec.x_anchor.as_ref(), bw, frame),
-            y: frame.origin.1 + spec.y,
+            x,
+            y,
             body: rotate(body, spec.rotation),
             unbounded: false,
         }

@@ -149,7 +149,7 @@ impl Ctx<'_> {
                 rows,
                 top,
             }) => self.table_piece(table, *header, rows.clone(), *top, sheet_width),
-            _ => self.element(item.element, &item.frame),
+            _ => self.element(item),
         }
     }
 
