@@ -75,6 +75,7 @@ pub fn binary() -> &'static Path {
     &BIN
 }
 
+/// A loopback port nobody listens on now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::server::free_port;
+
 const ADMIN: &str = "tls-test-admin-token";
 
 /// The PEM files of a test PKI.
@@ -44,14 +46,6 @@ fn pki(dir: &Path) -> Pki {
         cert: write("cert.pem", cert.pem()),
         key: write("key.pem", key.serialize_pem()),
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// `labelpress serve` with `args`, its own data folder and a free port;
