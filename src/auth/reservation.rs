@@ -84,10 +84,10 @@ impl Charger {
                 "the request ended before its document was charged".into(),
             )));
         }
-        let auth = held.auth.clone();
-        auth.charge_then(&held.grant.clone(), move |charged| {
+        let refund = held.clone();
+        held.auth.charge_then(&held.grant, move |charged| {
             if charged.is_err() {
-                held.auth.refund(&held.grant);
+                refund.auth.refund(&refund.grant);
             }
             then(charged)
         });
