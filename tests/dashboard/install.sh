@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What tests/verify_dashboard.rs needs: Chromium (Debian package) and
+# What tests/suite/verify/dashboard.rs needs: Chromium (Debian package) and
 # playwright-core (npm, pinned by package-lock.json). Safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -38,4 +38,5 @@ mod tables;
 mod tls;
 mod validation;
 mod verifier_layers;
+mod verify;
 mod warnings;

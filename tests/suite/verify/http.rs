@@ -2,11 +2,9 @@
 //! and docs/admin-api.md, concurrency, and the in-process verifier. Each
 //! behaviour runs on both ledgers ([`on_both_ledgers`]).
 
-mod verify_support;
-
+use super::support::*;
 use labelpress::verify::{Rejection, Verdict, Verifier, VerifyCall};
 use serde_json::json;
-use verify_support::*;
 
 /// Each behaviour (`async fn name(h: Harness)`) as two tests with the
 /// given test attribute: `sled::name` on the embedded ledger and

@@ -1,12 +1,10 @@
 //! `labelpress token ...` against a router on a loopback socket: every
 //! subcommand, the admin token from flag, env or `--data-dir`, and errors.
 
-mod verify_support;
-
 use std::process::Output;
 
+use super::support::*;
 use serde_json::Value;
-use verify_support::*;
 
 /// Runs the binary off the runtime's threads (the server keeps serving).
 async fn labelpress(args: &[&str], envs: &[(&str, &str)]) -> Output {

@@ -2,10 +2,8 @@
 //! real socket: the admin token guard, every call, status values, input
 //! errors, and secrets that are shown once and stored only hashed.
 
-mod verify_support;
-
+use super::support::*;
 use serde_json::json;
-use verify_support::*;
 
 const ROUTES: &[(&str, &str)] = &[
     ("GET", "/tokens"),

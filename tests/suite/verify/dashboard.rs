@@ -5,12 +5,11 @@
 //! 1,920 px (screenshots kept, see `driver::artifacts`). Needs node and
 //! Chromium (`tests/dashboard/install.sh`); fails, never skips, without.
 
-#[path = "dashboard/drive.rs"]
+#[path = "../../dashboard/drive.rs"]
 mod driver;
-mod verify_support;
 
+use super::support::*;
 use driver::drive;
-use verify_support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_manages_tokens_in_a_browser() {

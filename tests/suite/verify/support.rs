@@ -1,6 +1,5 @@
 //! A verification service on a loopback socket, and small clients for its
-//! two APIs, shared by the `verify_*` tests.
-#![allow(dead_code)]
+//! two APIs, shared by the verifier's tests.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,8 +10,7 @@ use labelpress::verify::VerifyService;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
-#[path = "../suite/postgres.rs"]
-mod postgres;
+use crate::postgres;
 
 pub const ADMIN: &str = "test-admin-token";
 

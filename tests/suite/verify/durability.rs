@@ -1,15 +1,13 @@
 //! A 200 from `/v1/verify` is on disk before it is sent: it survives the
 //! service being dropped and reopened, and the process being killed.
 
-mod verify_support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
+use super::support::*;
 use labelpress::verify::admin::NewToken;
 use labelpress::verify::{Verdict, Verifier, VerifyCall, VerifyService};
 use serde_json::json;
-use verify_support::*;
 
 const CHILD_DIR: &str = "LABELPRESS_TEST_VERIFY_CHILD_DIR";
 
@@ -76,7 +74,7 @@ fn a_granted_deduction_survives_the_process_being_killed() {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "verifier_child_process",
+            "verify::durability::verifier_child_process",
             "--ignored",
             "--nocapture",
         ])
