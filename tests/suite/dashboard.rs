@@ -10,7 +10,7 @@
 use crate::server::{self, ADMIN};
 
 #[path = "../dashboard/drive.rs"]
-mod driver;
+pub(crate) mod driver;
 use driver::drive;
 
 async fn get(base: &str, path: &str) -> serde_json::Value {

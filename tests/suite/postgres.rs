@@ -11,12 +11,13 @@
 //! test binary ([`shared`], a new database each from [`Cluster::fresh`]):
 //! one `initdb` instead of one per test. Included by the suite and, with
 //! `#[path]`, by the `verify_*` test crates, so it names nothing of either.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
+
+use crate::server::free_port;
 
 pub struct Cluster {
     root: PathBuf,
@@ -205,13 +206,4 @@ pub fn shared() -> &'static Cluster {
         assert_eq!(unsafe { libc::atexit(remove_shared) }, 0, "atexit");
         cluster
     })
-}
-
-/// A loopback port nobody listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

@@ -5,11 +5,8 @@
 //! 1,920 px (screenshots kept, see `driver::artifacts`). Needs node and
 //! Chromium (`tests/dashboard/install.sh`); fails, never skips, without.
 
-#[path = "../../dashboard/drive.rs"]
-mod driver;
-
 use super::support::*;
-use driver::drive;
+use crate::dashboard::driver::{self, drive};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_manages_tokens_in_a_browser() {
