@@ -11,11 +11,11 @@ use crate::model::*;
 pub enum Element {
     Text(Box<Text>),
     Barcode(Box<Barcode>),
-    Line(LineElement),
-    Rect(RectElement),
-    Circle(CircleElement),
-    Ellipse(EllipseElement),
-    Polygon(PolygonElement),
+    Line(Box<Shape<LineElement>>),
+    Rect(Box<Shape<RectElement>>),
+    Circle(Box<Shape<CircleElement>>),
+    Ellipse(Box<Shape<EllipseElement>>),
+    Polygon(Box<Shape<PolygonElement>>),
     Link(LinkElement),
     Image(Box<Image>),
     Table(Box<Table>),
@@ -27,17 +27,38 @@ impl Element {
         match self {
             Element::Text(e) => e.spec.z_index,
             Element::Barcode(e) => e.spec.z_index,
-            Element::Line(e) => e.z_index,
-            Element::Rect(e) => e.z_index,
-            Element::Circle(e) => e.z_index,
-            Element::Ellipse(e) => e.z_index,
-            Element::Polygon(e) => e.z_index,
+            Element::Line(e) => e.spec.z_index,
+            Element::Rect(e) => e.spec.z_index,
+            Element::Circle(e) => e.spec.z_index,
+            Element::Ellipse(e) => e.spec.z_index,
+            Element::Polygon(e) => e.spec.z_index,
             Element::Link(e) => e.z_index,
             Element::Image(e) => e.spec.z_index,
             Element::Table(e) => e.spec.z_index,
             Element::Stack(e) => e.z_index,
         }
     }
+}
+
+/// A line, rectangle, circle, ellipse or polygon as validation leaves it:
+/// the request and its paint.
+#[derive(Debug, Clone)]
+pub struct Shape<T> {
+    pub spec: T,
+    pub paint: Paint,
+}
+
+/// A shape's paint, every field decided: the element's stroke and fill
+/// merged over the document's `settings.defaults`, then the configured
+/// defaults (a line's stroke width default differs from the shapes').
+#[derive(Debug, Clone)]
+pub struct Paint {
+    pub stroke: crate::style::ResolvedStroke,
+    /// `None`: nothing is filled (a line, or no fill colour).
+    pub fill: Option<crate::style::ResolvedFill>,
+    /// A rectangle's: its own, else `settings.defaults.shape`'s, else the
+    /// configured one. `None` for the other shapes.
+    pub corner_radius: Option<f64>,
 }
 
 /// A text element as validation leaves it: the request, its resolved style

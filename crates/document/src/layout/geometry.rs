@@ -143,13 +143,17 @@ pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
             let b = &b.spec;
             boxed(b.x, b.x_anchor.as_ref(), b.y, b.width, b.height, b.rotation)
         }
-        Element::Rect(r) => boxed(r.x, r.x_anchor.as_ref(), r.y, r.width, r.height, r.rotation),
+        Element::Rect(r) => {
+            let r = &r.spec;
+            boxed(r.x, r.x_anchor.as_ref(), r.y, r.width, r.height, r.rotation)
+        }
         Element::Image(i) => {
             let i = &i.spec;
             boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation)
         }
         Element::Link(l) => boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None),
         Element::Line(l) => {
+            let l = &l.spec;
             let (x0, x1) = (l.x1.min(l.x2), l.x1.max(l.x2));
             let (y0, y1) = (l.y1.min(l.y2), l.y1.max(l.y2));
             Rect {
@@ -159,13 +163,17 @@ pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
                 h: y1 - y0,
             }
         }
-        Element::Circle(c) => Rect {
-            x: ox + c.cx - c.r,
-            y: oy + c.cy - c.r,
-            w: 2.0 * c.r,
-            h: 2.0 * c.r,
-        },
+        Element::Circle(circle) => {
+            let c = &circle.spec;
+            Rect {
+                x: ox + c.cx - c.r,
+                y: oy + c.cy - c.r,
+                w: 2.0 * c.r,
+                h: 2.0 * c.r,
+            }
+        }
         Element::Ellipse(e) => {
+            let e = &e.spec;
             let (rx, ry) = rotated(e.rx, e.ry, e.rotation);
             Rect {
                 x: ox + e.cx - rx,
@@ -175,6 +183,7 @@ pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
             }
         }
         Element::Polygon(p) => {
+            let p = &p.spec;
             let xs = p.points.iter().map(|p| p.x);
             let ys = p.points.iter().map(|p| p.y);
             let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {

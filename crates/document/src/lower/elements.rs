@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
-use crate::ir::{Barcode, Element, Image, Text};
+use crate::ir::{Barcode, Element, Image, Shape, Text};
 use crate::layout::display::Item;
 use crate::layout::geometry::{rotated, Frame};
 use crate::layout::FittedText;
@@ -43,11 +43,14 @@ impl Ctx<'_> {
                     .as_ref()
                     .or(t.spec.style.as_ref().and_then(|s| s.link.as_ref())),
             ),
-            Element::Rect(r) => (self.rect(r, at), r.link.as_ref()),
-            Element::Circle(c) => (self.circle(c, at), c.link.as_ref()),
-            Element::Ellipse(e) => (self.ellipse(e, at), e.link.as_ref()),
-            Element::Polygon(p) => (self.polygon(p, at), p.link.as_ref()),
-            Element::Line(l) => (self.line(l, frame, l.link.is_some()), l.link.as_ref()),
+            Element::Rect(r) => (self.rect(r, at), r.spec.link.as_ref()),
+            Element::Circle(c) => (self.circle(c, at), c.spec.link.as_ref()),
+            Element::Ellipse(e) => (self.ellipse(e, at), e.spec.link.as_ref()),
+            Element::Polygon(p) => (self.polygon(p, at), p.spec.link.as_ref()),
+            Element::Line(l) => (
+                self.line(l, frame, l.spec.link.is_some()),
+                l.spec.link.as_ref(),
+            ),
             Element::Image(i) => (self.image(i, at), i.spec.link.as_ref()),
             Element::Barcode(b) => (self.barcode(b, at), b.spec.link.as_ref()),
             Element::Link(l) => {
@@ -263,44 +266,9 @@ impl Ctx<'_> {
         }
     }
 
-    fn shape_stroke(&self, stroke: Option<&StrokeStyle>, default_width: f64) -> ResolvedStroke {
-        let defaults = self
-            .doc
-            .settings
-            .defaults
-            .as_ref()
-            .and_then(|d| d.stroke.as_ref());
-        resolve_stroke(
-            merge_stroke(stroke, defaults).as_ref(),
-            default_width,
-            &self.config.defaults,
-        )
-    }
-
-    fn shape_fill(&self, fill: Option<&FillStyle>) -> Option<ResolvedFill> {
-        let defaults = self
-            .doc
-            .settings
-            .defaults
-            .as_ref()
-            .and_then(|d| d.fill.as_ref());
-        resolve_fill(merge_fill(fill, defaults).as_ref())
-    }
-
-    fn rect(&mut self, r: &RectElement, (x, y): (f64, f64)) -> Placed {
-        let stroke = self.shape_stroke(r.stroke.as_ref(), self.config.defaults.shape_stroke_width);
-        let fill = self.shape_fill(r.fill.as_ref());
-        let radius = r
-            .corner_radius
-            .or_else(|| {
-                self.doc
-                    .settings
-                    .defaults
-                    .as_ref()
-                    .and_then(|d| d.shape.as_ref())
-                    .and_then(|s| s.corner_radius)
-            })
-            .unwrap_or(self.config.defaults.corner_radius);
+    fn rect(&mut self, rect: &Shape<RectElement>, (x, y): (f64, f64)) -> Placed {
+        let (r, stroke, fill) = (&rect.spec, &rect.paint.stroke, &rect.paint.fill);
+        let radius = rect.paint.corner_radius.unwrap_or_default();
         let body = format!(
             "rect(width: {}, height: {}, radius: {}, fill: {}, stroke: {})",
             mm(r.width),
@@ -317,9 +285,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn circle(&mut self, c: &CircleElement, (x, y): (f64, f64)) -> Placed {
-        let stroke = self.shape_stroke(c.stroke.as_ref(), self.config.defaults.shape_stroke_width);
-        let fill = self.shape_fill(c.fill.as_ref());
+    fn circle(&mut self, circle: &Shape<CircleElement>, (x, y): (f64, f64)) -> Placed {
+        let (c, stroke, fill) = (&circle.spec, &circle.paint.stroke, &circle.paint.fill);
         let body = format!(
             "circle(radius: {}, fill: {}, stroke: {})",
             mm(c.r),
@@ -334,9 +301,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn ellipse(&mut self, e: &EllipseElement, (x, y): (f64, f64)) -> Placed {
-        let stroke = self.shape_stroke(e.stroke.as_ref(), self.config.defaults.shape_stroke_width);
-        let fill = self.shape_fill(e.fill.as_ref());
+    fn ellipse(&mut self, ellipse: &Shape<EllipseElement>, (x, y): (f64, f64)) -> Placed {
+        let (e, stroke, fill) = (&ellipse.spec, &ellipse.paint.stroke, &ellipse.paint.fill);
         // Only quarter turns exist, so a rotated ellipse is the one with its radii swapped.
         let (rx, ry) = rotated(e.rx, e.ry, e.rotation);
         let body = format!(
@@ -354,9 +320,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn polygon(&mut self, p: &PolygonElement, (x, y): (f64, f64)) -> Placed {
-        let stroke = self.shape_stroke(p.stroke.as_ref(), self.config.defaults.shape_stroke_width);
-        let fill = self.shape_fill(p.fill.as_ref());
+    fn polygon(&mut self, polygon: &Shape<PolygonElement>, (x, y): (f64, f64)) -> Placed {
+        let (p, stroke, fill) = (&polygon.spec, &polygon.paint.stroke, &polygon.paint.fill);
         let (x0, y0, w, h) = bounds(p.points.iter().map(|p| (p.x, p.y)));
         let points: Vec<String> = p
             .points
@@ -382,8 +347,8 @@ impl Ctx<'_> {
 
     /// A line as its segments and markers; `boxed` wraps them in the line's
     /// bounding box (what a link covers).
-    fn line(&mut self, l: &LineElement, frame: &Frame, boxed: bool) -> Placed {
-        let stroke = self.shape_stroke(l.stroke.as_ref(), self.config.defaults.line_stroke_width);
+    fn line(&mut self, line: &Shape<LineElement>, frame: &Frame, boxed: bool) -> Placed {
+        let (l, stroke) = (&line.spec, &line.paint.stroke);
         let (x0, y0, w, h) = bounds([(l.x1, l.y1), (l.x2, l.y2)].into_iter());
         let (ax, ay, bx, by) = (l.x1 - x0, l.y1 - y0, l.x2 - x0, l.y2 - y0);
         let len = ((bx - ax).powi(2) + (by - ay).powi(2)).sqrt();

@@ -5,11 +5,14 @@ use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
 use crate::config::POLYGON_POINTS;
-use crate::ir::{Element, Image, Rect, Text};
+use crate::ir::{Element, Image, Paint, Rect, Shape, Text};
 use crate::layout::fallback::{closest_families, no_glyph_message};
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
-use crate::style::{merge_stroke, merge_text, resolve_text, weight_value, ResolvedText};
+use crate::style::{
+    merge_fill, merge_stroke, merge_text, resolve_fill, resolve_stroke, resolve_text, weight_value,
+    ResolvedText,
+};
 
 impl Validator<'_> {
     /// Parses one element by its `type` and checks its rules.
@@ -39,11 +42,33 @@ impl Validator<'_> {
                 let spec = self.parse(path, &object)?;
                 Element::Barcode(Box::new(self.barcode(path, spec, frame)?))
             }
-            "line" => Element::Line(self.parse(path, &object)?),
-            "rect" => Element::Rect(self.parse(path, &object)?),
-            "circle" => Element::Circle(self.parse(path, &object)?),
-            "ellipse" => Element::Ellipse(self.parse(path, &object)?),
-            "polygon" => Element::Polygon(self.parse(path, &object)?),
+            "line" => {
+                let spec: LineElement = self.parse(path, &object)?;
+                let width = self.env.config.defaults.line_stroke_width;
+                let paint = self.paint(spec.stroke.as_ref(), None, width);
+                Element::Line(Box::new(Shape { spec, paint }))
+            }
+            "rect" => {
+                let spec: RectElement = self.parse(path, &object)?;
+                let mut paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
+                paint.corner_radius = Some(self.corner_radius(spec.corner_radius));
+                Element::Rect(Box::new(Shape { spec, paint }))
+            }
+            "circle" => {
+                let spec: CircleElement = self.parse(path, &object)?;
+                let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
+                Element::Circle(Box::new(Shape { spec, paint }))
+            }
+            "ellipse" => {
+                let spec: EllipseElement = self.parse(path, &object)?;
+                let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
+                Element::Ellipse(Box::new(Shape { spec, paint }))
+            }
+            "polygon" => {
+                let spec: PolygonElement = self.parse(path, &object)?;
+                let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
+                Element::Polygon(Box::new(Shape { spec, paint }))
+            }
             "link" => Element::Link(self.parse(path, &object)?),
             "image" => {
                 let spec = self.parse(path, &object)?;
@@ -149,7 +174,8 @@ impl Validator<'_> {
             Element::Text(_) => {}
             // Checked while it was encoded and fitted (validate::barcode).
             Element::Barcode(_) => {}
-            Element::Line(l) => {
+            Element::Line(line) => {
+                let l = &line.spec;
                 for (f, v) in [("x1", l.x1), ("y1", l.y1), ("x2", l.x2), ("y2", l.y2)] {
                     self.coordinate(&format!("{path}.{f}"), v);
                 }
@@ -171,7 +197,8 @@ impl Validator<'_> {
                 }
                 self.link_rules(&format!("{path}.link"), l.link.as_ref());
             }
-            Element::Rect(r) => {
+            Element::Rect(rect) => {
+                let r = &rect.spec;
                 self.x_rules(path, r.x, r.x_anchor.as_ref(), frame);
                 self.coordinate(&format!("{path}.y"), r.y);
                 self.positive(&format!("{path}.width"), r.width);
@@ -184,7 +211,8 @@ impl Validator<'_> {
                 self.fill_rules(path, r.fill.as_ref());
                 self.link_rules(&format!("{path}.link"), r.link.as_ref());
             }
-            Element::Circle(c) => {
+            Element::Circle(circle) => {
+                let c = &circle.spec;
                 self.coordinate(&format!("{path}.cx"), c.cx);
                 self.coordinate(&format!("{path}.cy"), c.cy);
                 self.positive(&format!("{path}.r"), c.r);
@@ -192,7 +220,8 @@ impl Validator<'_> {
                 self.fill_rules(path, c.fill.as_ref());
                 self.link_rules(&format!("{path}.link"), c.link.as_ref());
             }
-            Element::Ellipse(e) => {
+            Element::Ellipse(ellipse) => {
+                let e = &ellipse.spec;
                 self.coordinate(&format!("{path}.cx"), e.cx);
                 self.coordinate(&format!("{path}.cy"), e.cy);
                 self.positive(&format!("{path}.rx"), e.rx);
@@ -202,7 +231,8 @@ impl Validator<'_> {
                 self.fill_rules(path, e.fill.as_ref());
                 self.link_rules(&format!("{path}.link"), e.link.as_ref());
             }
-            Element::Polygon(p) => {
+            Element::Polygon(polygon) => {
+                let p = &polygon.spec;
                 if p.points.len() < *POLYGON_POINTS.start() {
                     self.push(
                         format!("{path}.points"),
@@ -512,6 +542,42 @@ impl Validator<'_> {
                 self.push(format!("{path}.rotation"), "must be 0, 90, 180 or 270");
             }
         }
+    }
+
+    /// A shape's paint (the stroke width defaulting to the shapes').
+    fn shape_paint(&self, stroke: Option<&StrokeStyle>, fill: Option<&FillStyle>) -> Paint {
+        self.paint(stroke, fill, self.env.config.defaults.shape_stroke_width)
+    }
+
+    /// The element's stroke and fill over the document's defaults, then the
+    /// configured ones: what the lowering draws.
+    fn paint(
+        &self,
+        stroke: Option<&StrokeStyle>,
+        fill: Option<&FillStyle>,
+        default_width: f64,
+    ) -> Paint {
+        let defaults = self.settings.defaults.as_ref();
+        let stroke = merge_stroke(stroke, defaults.and_then(|d| d.stroke.as_ref()));
+        let fill = merge_fill(fill, defaults.and_then(|d| d.fill.as_ref()));
+        Paint {
+            stroke: resolve_stroke(stroke.as_ref(), default_width, &self.env.config.defaults),
+            fill: resolve_fill(fill.as_ref()),
+            corner_radius: None,
+        }
+    }
+
+    /// A rectangle's corner radius: its own, `settings.defaults.shape`'s,
+    /// or the configured one.
+    fn corner_radius(&self, own: Option<f64>) -> f64 {
+        own.or_else(|| {
+            self.settings
+                .defaults
+                .as_ref()
+                .and_then(|d| d.shape.as_ref())
+                .and_then(|s| s.corner_radius)
+        })
+        .unwrap_or(self.env.config.defaults.corner_radius)
     }
 
     pub(crate) fn default_stroke(&self) -> Option<StrokeStyle> {
