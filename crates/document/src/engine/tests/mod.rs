@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use super::fonts::FontOptions;
 use super::Engine;
 
+mod display;
 mod images;
 mod producer;
 
