@@ -426,13 +426,7 @@ fn liftable(rejection: Rejection) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::{header, HeaderValue};
-
-    fn headers(value: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
-        h
-    }
+    use crate::credential::authorization as headers;
 
     #[test]
     fn only_a_non_empty_bearer_token_is_well_formed() {

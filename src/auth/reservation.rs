@@ -98,7 +98,7 @@ impl Charger {
 mod tests {
     use std::net::{IpAddr, Ipv4Addr};
 
-    use axum::http::{header, HeaderMap, HeaderValue};
+    use axum::http::HeaderMap;
 
     use super::*;
     use crate::group_commit::Backlog;
@@ -138,10 +138,7 @@ mod tests {
     }
 
     fn bearer(token: &str) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        let value = HeaderValue::from_str(&format!("Bearer {token}")).unwrap();
-        headers.insert(header::AUTHORIZATION, value);
-        headers
+        crate::credential::authorization(&format!("Bearer {token}"))
     }
 
     const CLIENT: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);

@@ -62,6 +62,16 @@ pub fn bearer(headers: &HeaderMap) -> Result<&str, BearerError> {
     Ok(token)
 }
 
+/// Headers carrying `Authorization: <value>`, for tests of the routes'
+/// credential handling.
+#[cfg(test)]
+pub(crate) fn authorization(value: &str) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    let value = axum::http::HeaderValue::from_str(value).expect("a header value");
+    headers.insert(header::AUTHORIZATION, value);
+    headers
+}
+
 /// Unix milliseconds now (0 on a clock before 1970, which no expiry or
 /// cache time can be compared with anyway).
 pub fn now_ms() -> i64 {
@@ -76,20 +86,14 @@ mod tests {
 
     use super::*;
 
-    fn headers(value: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
-        h
-    }
-
     #[test]
     fn a_bearer_token_needs_the_scheme_and_a_token() {
         assert_eq!(bearer(&HeaderMap::new()), Err(BearerError::Missing));
-        assert_eq!(bearer(&headers("Bearer abc")), Ok("abc"));
-        assert_eq!(bearer(&headers("bearer  abc ")), Ok("abc"));
+        assert_eq!(bearer(&authorization("Bearer abc")), Ok("abc"));
+        assert_eq!(bearer(&authorization("bearer  abc ")), Ok("abc"));
         for malformed in ["Basic abc", "Bearer ", "Bearer", "Bearerabc"] {
             assert_eq!(
-                bearer(&headers(malformed)),
+                bearer(&authorization(malformed)),
                 Err(BearerError::Malformed),
                 "{malformed:?}"
             );

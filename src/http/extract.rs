@@ -8,6 +8,7 @@
 
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRef, FromRequest, FromRequestParts, Request};
@@ -16,9 +17,9 @@ use axum::http::{header, StatusCode};
 use tokio::time::Instant;
 
 use super::output::Query;
-use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
-use crate::auth::Reservation;
+use crate::auth::{Auth, Reservation};
+use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::Output;
 use labelpress_document::json_strict::is_json_media_type;
 
@@ -37,16 +38,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Arrived {
 impl<S> FromRequestParts<S> for Reservation
 where
     S: Send + Sync,
-    RenderService: FromRef<S>,
+    Arc<Auth>: FromRef<S>,
 {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let service = RenderService::from_ref(state);
-        service
-            .auth
-            .admit(&parts.headers, client_address(parts))
-            .await
+        let auth = Arc::<Auth>::from_ref(state);
+        auth.admit(&parts.headers, client_address(parts)).await
     }
 }
 
@@ -66,12 +64,12 @@ pub struct Wanted(pub Output);
 impl<S> FromRequestParts<S> for Wanted
 where
     S: Send + Sync,
-    AppState: FromRef<S>,
+    Arc<RuntimeConfig>: FromRef<S>,
 {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let node = AppState::from_ref(state);
+        let config = Arc::<RuntimeConfig>::from_ref(state);
         // Several Accept lines are one comma-separated list (RFC 9110 5.3).
         let accept: Vec<&str> = parts
             .headers
@@ -79,7 +77,7 @@ where
             .iter()
             .filter_map(|v| v.to_str().ok())
             .collect();
-        let query = Query::parse(parts.uri.query(), &node.config.limits)?;
+        let query = Query::parse(parts.uri.query(), &config.limits)?;
         let format = query.format((!accept.is_empty()).then(|| accept.join(",")).as_deref());
         Ok(Wanted(query.output(format)))
     }
@@ -93,12 +91,12 @@ pub struct JsonBody(pub Bytes);
 impl<S> FromRequest<S> for JsonBody
 where
     S: Send + Sync,
-    AppState: FromRef<S>,
+    Arc<RuntimeConfig>: FromRef<S>,
 {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let limit = AppState::from_ref(state).config.limits.body_bytes;
+        let limit = Arc::<RuntimeConfig>::from_ref(state).limits.body_bytes;
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)

@@ -69,3 +69,18 @@ impl FromRef<RenderRoutes> for RenderService {
         routes.service.clone()
     }
 }
+
+/// What authenticating a request needs ([`crate::auth::Reservation`]'s
+/// extractor).
+impl FromRef<RenderRoutes> for Arc<Auth> {
+    fn from_ref(routes: &RenderRoutes) -> Arc<Auth> {
+        routes.service.auth.clone()
+    }
+}
+
+/// What reading a request's query and body needs: their limits.
+impl FromRef<RenderRoutes> for Arc<RuntimeConfig> {
+    fn from_ref(routes: &RenderRoutes) -> Arc<RuntimeConfig> {
+        routes.node.config.clone()
+    }
+}
