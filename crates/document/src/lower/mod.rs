@@ -55,13 +55,13 @@ pub(crate) struct Ctx<'a> {
 /// Lowers a laid-out document to Typst source.
 pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
     let doc = &laid.document;
-    let mut first_sheet = Vec::with_capacity(doc.pages.len());
-    let mut next = 1;
-    for sheets in &laid.sheets {
-        first_sheet.push(next);
-        next += sheets.count.max(1);
-    }
-    let total_sheets = next - 1;
+    let sheets = laid.display_list();
+    let total_sheets = sheets.len();
+    let first_sheet = sheets
+        .iter()
+        .filter(|sheet| sheet.continuation == 0)
+        .map(|sheet| sheet.number)
+        .collect();
     let mut ctx = Ctx {
         doc,
         config,
@@ -75,7 +75,7 @@ pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
     };
     ctx.out.push_str(PRELUDE);
     ctx.document_settings();
-    for sheet in laid.display_list() {
+    for sheet in sheets {
         ctx.sheet = sheet.number;
         let _ = writeln!(
             ctx.out,
