@@ -186,9 +186,39 @@ fn schemathesis(
     });
     assert!(
         status.success(),
-        "the contract run found failures ({status}):\n{out}\n{stderr}"
+        "the contract run found failures ({status}):\n{}\n--- stderr (tail) ---\n{}",
+        failures(&out),
+        tail(&stderr, 4_000)
     );
     out
+}
+
+/// The failures section of a report (from its FAILURES banner on), cut to
+/// a length a CI log shows whole: a long report is truncated in the middle,
+/// which is where the failing case used to be.
+fn failures(report: &str) -> &str {
+    let start = report
+        .find("FAILURES")
+        .map_or(0, |i| report[..i].rfind('\n').map_or(0, |line| line + 1));
+    let section = &report[start..];
+    &section[..floor_char_boundary(section, 12_000)]
+}
+
+/// The last `max` bytes of `text` (at a character boundary).
+fn tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+fn floor_char_boundary(text: &str, max: usize) -> usize {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
 /// The operations a report says were selected ("Selected: 35/43").
