@@ -32,6 +32,10 @@ pub enum ApiError {
     /// (`dpi`, `sheet`, `mono`).
     #[error("{0}")]
     InvalidQuery(String),
+    /// API-007 (406): `Accept` names only media types the route cannot
+    /// produce (the message lists those it can).
+    #[error("{0}")]
+    NotAcceptable(String),
     /// API-005 (404): no such route.
     #[error("no such route")]
     NotFound,
@@ -84,6 +88,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => "API-004",
             ApiError::NotFound | ApiError::MethodNotAllowed => "API-005",
             ApiError::InvalidQuery(_) => "API-006",
+            ApiError::NotAcceptable(_) => "API-007",
             ApiError::Unauthorized(_) => "API-101",
             ApiError::Forbidden(_) => "API-102",
             ApiError::RateLimited { .. } => "API-103",
@@ -103,6 +108,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::NotFound => 404,
             ApiError::MethodNotAllowed => 405,
+            ApiError::NotAcceptable(_) => 406,
             ApiError::Unauthorized(_) => 401,
             ApiError::Forbidden(_) => 403,
             ApiError::RateLimited { .. } => 429,

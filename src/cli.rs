@@ -4,6 +4,7 @@ pub mod admin_client;
 pub mod expiry;
 mod generated_docs;
 pub mod output;
+mod print;
 mod render;
 pub mod token;
 
@@ -39,35 +40,63 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Render a DocumentRequest to PDF or PNG (offline, no authentication).
+    /// Render a DocumentRequest to PDF, PNG or ZPL (offline, no authentication).
     Render {
         /// The request JSON file (`-` for standard input).
         request: PathBuf,
         /// Where the PDF goes (`-`: standard output). Default: standard
         /// output when REQUEST is `-`, else the request's
-        /// settings.output.file_name, else REQUEST with `.pdf` (`.png`).
-        /// A name ending in `.png` writes PNG.
+        /// settings.output.file_name, else REQUEST with `.pdf` (`.png`,
+        /// `.zpl`). A name ending in `.png` writes PNG, in `.zpl` ZPL.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Write the generated Typst source instead of rendering (to -o, or
         /// standard output).
         #[arg(long)]
         emit_typst: bool,
-        /// pdf or png; default: png when -o ends in `.png`, else pdf.
+        /// pdf, png or zpl; default: png or zpl when -o ends in `.png` or
+        /// `.zpl`, else pdf.
         #[arg(long, value_enum)]
         format: Option<render::FormatArg>,
-        /// PNG resolution in dots per inch; default: settings.print_dpi,
-        /// else the configuration's defaults.png_dpi (203).
+        /// PNG or ZPL resolution in dots per inch; default:
+        /// settings.print_dpi, else the configuration's defaults.png_dpi
+        /// (203) for PNG and 203 for ZPL (which takes 152, 203, 300, 600).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         dpi: Option<u32>,
-        /// Write only this sheet (1-based) as PNG; without it every sheet is
-        /// written, one file each (`out-1.png`, `out-2.png`, ... when there
-        /// are several).
+        /// Write only this sheet (1-based) as PNG or ZPL; without it every
+        /// sheet is written: PNG one file each (`out-1.png`, `out-2.png`,
+        /// ... when there are several), ZPL one label each in one file.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         sheet: Option<u64>,
         /// Pure black and white PNG (1-bit), for direct thermal printers.
         #[arg(long)]
         mono: bool,
+        #[command(flatten)]
+        engine: EngineArgs,
+    },
+    /// Print a DocumentRequest on a network label printer: its ZPL (one
+    /// label per sheet) sent to the printer's raw port.
+    Print {
+        /// The request JSON file (`-` for standard input).
+        request: PathBuf,
+        /// The printer: HOST, HOST:PORT or [IPv6]:PORT; the port is 9100
+        /// (the raw "JetDirect" port every Zebra listens on) unless given.
+        #[arg(long)]
+        printer: String,
+        /// Copies of each label (ZPL `^PQ`).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=print::MAX_COPIES))]
+        copies: u32,
+        /// The printer's resolution: 152, 203, 300 or 600 dpi; default:
+        /// settings.print_dpi, else 203.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        dpi: Option<u32>,
+        /// Print only this sheet (1-based); default: every sheet.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        sheet: Option<u64>,
+        /// Seconds to wait for the printer to accept the connection, and
+        /// for each write to it.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: u64,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -359,6 +388,28 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             let engine = engine.engine()?;
             let body = read_request(&request)?;
             render::run(&engine, &request, &body, output, emit_typst, &png)
+        }
+        Command::Print {
+            request,
+            printer,
+            copies,
+            dpi,
+            sheet,
+            timeout,
+            engine,
+        } => {
+            let job = print::Job {
+                printer: print::Printer::parse(&printer)?,
+                options: labelpress_document::engine::ZplOptions {
+                    dpi,
+                    sheet: sheet.map(|s| s as usize),
+                    copies,
+                },
+                timeout: std::time::Duration::from_secs(timeout),
+            };
+            let engine = engine.engine()?;
+            let body = read_request(&request)?;
+            print::run(&engine, &body, &job)
         }
         Command::Check { request, engine } => {
             let engine = engine.engine()?;

@@ -27,14 +27,16 @@ impl Destination {
         }
     }
 
-    /// Where `render REQUEST [-o OUTPUT]` writes its PDF: `-o` when given;
-    /// standard output when the request came from standard input (there is
-    /// no file name to derive from); else the request's
-    /// `settings.output.file_name`, else the request's path with `.pdf`.
-    pub fn for_pdf(
+    /// Where `render REQUEST [-o OUTPUT]` writes its PDF (or ZPL): `-o` when
+    /// given; standard output when the request came from standard input
+    /// (there is no file name to derive from); else `file_name` (from the
+    /// request's `settings.output.file_name`), else the request's path with
+    /// `extension`.
+    pub fn for_document(
         request: &Path,
         output: Option<PathBuf>,
         file_name: Option<&str>,
+        extension: &str,
     ) -> Destination {
         match output {
             Some(path) => Destination::given(path),
@@ -42,7 +44,7 @@ impl Destination {
             None => Destination::File(
                 file_name
                     .map(PathBuf::from)
-                    .unwrap_or_else(|| request.with_extension("pdf")),
+                    .unwrap_or_else(|| request.with_extension(extension)),
             ),
         }
     }
@@ -126,15 +128,15 @@ mod tests {
     fn a_dash_is_standard_output() {
         let req = Path::new("dir/req.json");
         assert_eq!(
-            Destination::for_pdf(req, Some("-".into()), Some("x.pdf")),
+            Destination::for_document(req, Some("-".into()), Some("x.pdf"), "pdf"),
             Destination::Stdout
         );
         assert_eq!(
-            Destination::for_pdf(Path::new("-"), None, None),
+            Destination::for_document(Path::new("-"), None, None, "pdf"),
             Destination::Stdout
         );
         assert_eq!(
-            Destination::for_pdf(Path::new("-"), Some("o.pdf".into()), None),
+            Destination::for_document(Path::new("-"), Some("o.pdf".into()), None, "pdf"),
             Destination::File("o.pdf".into())
         );
         assert!(Destination::pdf_goes_to_stdout(Path::new("-"), None));
@@ -146,12 +148,16 @@ mod tests {
     fn a_file_request_names_its_pdf_after_the_request_or_its_file_name() {
         let req = Path::new("dir/req.json");
         assert_eq!(
-            Destination::for_pdf(req, None, None),
+            Destination::for_document(req, None, None, "pdf"),
             Destination::File("dir/req.pdf".into())
         );
         assert_eq!(
-            Destination::for_pdf(req, None, Some("invoice.pdf")),
+            Destination::for_document(req, None, Some("invoice.pdf"), "pdf"),
             Destination::File("invoice.pdf".into())
+        );
+        assert_eq!(
+            Destination::for_document(req, None, None, "zpl"),
+            Destination::File("dir/req.zpl".into())
         );
     }
 }

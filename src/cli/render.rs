@@ -1,22 +1,24 @@
-//! `labelpress render REQUEST [-o OUTPUT] [--emit-typst] [--format pdf|png]
+//! `labelpress render REQUEST [-o OUTPUT] [--emit-typst] [--format pdf|png|zpl]
 //! [--dpi N] [--sheet N] [--mono]`: an offline render to a file or, for `-`,
-//! to standard output. PNG output (docs/cli.md) writes one file per sheet.
+//! to standard output. PNG output (docs/cli.md) writes one file per sheet;
+//! ZPL one file with a label per sheet.
 
 use std::path::{Path, PathBuf};
 
 use super::output::{is_stdin, print_api_error, Destination};
 use crate::exit::{Exit, Failure};
-use labelpress_document::engine::raster;
 use labelpress_document::engine::Engine;
+use labelpress_document::engine::{raster, ZplOptions};
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
     Pdf,
     Png,
+    Zpl,
 }
 
-/// The flags of PNG output.
+/// The flags that choose and shape the output.
 #[derive(Debug, Clone, Default)]
 pub struct PngArgs {
     pub format: Option<FormatArg>,
@@ -26,22 +28,34 @@ pub struct PngArgs {
 }
 
 impl PngArgs {
-    /// `--format`, else PNG for an `-o` ending in `.png`; the PNG flags
-    /// with a PDF are a mistake, not silently ignored.
-    fn is_png(&self, output: Option<&Path>) -> Result<bool, Failure> {
-        let png = match self.format {
-            Some(format) => format == FormatArg::Png,
-            None => output
-                .and_then(|o| o.extension())
-                .is_some_and(|e| e.eq_ignore_ascii_case("png")),
-        };
-        if !png && (self.dpi.is_some() || self.sheet.is_some() || self.mono) {
-            return Err(Failure::new(
-                Exit::Usage,
-                "--dpi, --sheet and --mono shape PNG output: add --format png or -o NAME.png",
-            ));
+    /// `--format`, else PNG or ZPL for an `-o` ending in `.png` or `.zpl`,
+    /// else PDF; flags the format does not take are a mistake, not silently
+    /// ignored.
+    fn format(&self, output: Option<&Path>) -> Result<FormatArg, Failure> {
+        let format = self.format.unwrap_or_else(|| {
+            let extension = output.and_then(|o| o.extension());
+            match extension {
+                Some(e) if e.eq_ignore_ascii_case("png") => FormatArg::Png,
+                Some(e) if e.eq_ignore_ascii_case("zpl") => FormatArg::Zpl,
+                _ => FormatArg::Pdf,
+            }
+        });
+        let refuse = |message: &str| Err(Failure::new(Exit::Usage, message));
+        match format {
+            FormatArg::Pdf if self.dpi.is_some() || self.sheet.is_some() || self.mono => refuse(
+                "--dpi, --sheet and --mono shape PNG or ZPL output: add --format png|zpl or -o NAME.png|NAME.zpl",
+            ),
+            FormatArg::Zpl if self.mono => refuse("ZPL is always black and white: drop --mono"),
+            _ => Ok(format),
         }
-        Ok(png)
+    }
+
+    fn zpl(&self) -> ZplOptions {
+        ZplOptions {
+            dpi: self.dpi,
+            sheet: self.sheet,
+            copies: 1,
+        }
     }
 }
 
@@ -73,7 +87,11 @@ pub fn run(
     png: &PngArgs,
 ) -> Result<Exit, Failure> {
     let errors_on_stderr = document_on_stdout(request, output.as_deref(), emit_typst);
-    let is_png = !emit_typst && png.is_png(output.as_deref())?;
+    let format = if emit_typst {
+        FormatArg::Pdf
+    } else {
+        png.format(output.as_deref())?
+    };
     let doc = match engine.validate(body) {
         Ok(doc) => doc,
         Err(e) => return Ok(print_api_error(e.into(), errors_on_stderr)),
@@ -83,14 +101,23 @@ pub fn run(
         typst_destination(output).write(lowered.source.as_bytes())?;
         return Ok(Exit::Success);
     }
-    if is_png {
-        return write_pngs(engine, &doc, request, output, png, errors_on_stderr);
-    }
-    let rendered = match engine.render(&doc) {
+    let rendered = match format {
+        FormatArg::Png => return write_pngs(engine, &doc, request, output, png, errors_on_stderr),
+        FormatArg::Zpl => {
+            engine.render_zpl_at(&doc, &png.zpl(), labelpress_document::engine::clock())
+        }
+        FormatArg::Pdf => engine.render(&doc),
+    };
+    let rendered = match rendered {
         Ok(r) => r,
         Err(e) => return Ok(print_api_error(e.into(), errors_on_stderr)),
     };
-    let destination = Destination::for_pdf(request, output, rendered.file_name.as_deref());
+    let destination = Destination::for_document(
+        request,
+        output,
+        rendered.file_name.as_deref(),
+        rendered.format.extension(),
+    );
     destination.write(&rendered.bytes)?;
     let warnings = match rendered.warnings {
         0 => String::new(),
@@ -99,7 +126,7 @@ pub fn run(
     eprintln!(
         "{}: {} sheet(s), {} bytes{warnings}",
         destination.describe(),
-        rendered.sheets,
+        rendered.delivered_sheets,
         rendered.bytes.len()
     );
     Ok(Exit::Success)
@@ -216,19 +243,32 @@ mod tests {
     #[test]
     fn the_format_follows_the_flag_else_the_extension() {
         let args = PngArgs::default();
-        assert!(args.is_png(Some(Path::new("a.PNG"))).unwrap());
-        assert!(!args.is_png(Some(Path::new("a.pdf"))).unwrap());
-        assert!(!args.is_png(None).unwrap());
+        let format = |args: &PngArgs, o: Option<&str>| args.format(o.map(Path::new)).unwrap();
+        assert_eq!(format(&args, Some("a.PNG")), FormatArg::Png);
+        assert_eq!(format(&args, Some("a.zpl")), FormatArg::Zpl);
+        assert_eq!(format(&args, Some("a.pdf")), FormatArg::Pdf);
+        assert_eq!(format(&args, None), FormatArg::Pdf);
         let png = PngArgs {
             format: Some(FormatArg::Png),
             ..PngArgs::default()
         };
-        assert!(png.is_png(Some(Path::new("-"))).unwrap());
+        assert_eq!(format(&png, Some("-")), FormatArg::Png);
         let pdf_with_dpi = PngArgs {
             format: Some(FormatArg::Pdf),
             dpi: Some(300),
             ..PngArgs::default()
         };
-        assert!(pdf_with_dpi.is_png(Some(Path::new("a.png"))).is_err());
+        assert!(pdf_with_dpi.format(Some(Path::new("a.png"))).is_err());
+        let zpl_with_dpi = PngArgs {
+            dpi: Some(300),
+            sheet: Some(2),
+            ..PngArgs::default()
+        };
+        assert_eq!(format(&zpl_with_dpi, Some("a.zpl")), FormatArg::Zpl);
+        let zpl_mono = PngArgs {
+            mono: true,
+            ..PngArgs::default()
+        };
+        assert!(zpl_mono.format(Some(Path::new("a.zpl"))).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! that a handler's arguments state the order of the checks
 //! (docs/http-api.md, "Errors"): axum runs them left to right, the body
 //! last. [`Arrived`] notes the time, [`Reservation`] authenticates (401, 403, 429, 502), [`Wanted`]
-//! reads the query and `Accept` (400 API-006), [`JsonBody`] the body (413,
+//! reads the query and `Accept` (400 API-006, 406 API-007), [`JsonBody`] the body (413,
 //! 415). A handler that must still log or decorate a refusal takes the
 //! later ones as `Result<_, ApiError>`.
 
@@ -78,8 +78,8 @@ where
             .filter_map(|v| v.to_str().ok())
             .collect();
         let query = Query::parse(parts.uri.query(), &config.limits)?;
-        let format = query.format((!accept.is_empty()).then(|| accept.join(",")).as_deref());
-        Ok(Wanted(query.output(format)))
+        let format = query.format((!accept.is_empty()).then(|| accept.join(",")).as_deref())?;
+        Ok(Wanted(query.output(format)?))
     }
 }
 

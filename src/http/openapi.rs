@@ -230,6 +230,7 @@ fn api_errors() -> Vec<ApiError> {
         ApiError::NotFound,
         ApiError::MethodNotAllowed,
         ApiError::InvalidQuery(String::new()),
+        ApiError::NotAcceptable(String::new()),
         ApiError::Unauthorized(String::new()),
         ApiError::Forbidden(String::new()),
         ApiError::RateLimited { retry_after_s },
@@ -254,6 +255,7 @@ fn code_meaning(code: &str) -> &'static str {
         "API-004" => "the Content-Type is not `application/json`",
         "API-005" => "no such route or method",
         "API-006" => "a query parameter (`format`, `dpi`, `sheet`, `mono`) is not valid",
+        "API-007" => "`Accept` names only media types the route cannot produce",
         "API-101" => "Authorization is missing or not a bearer token",
         "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
         "API-103" => "a rate limit was hit",
@@ -362,13 +364,13 @@ fn render_parameters() -> Value {
         .collect();
     json!([
         {"name": "format", "in": "query", "required": false,
-         "description": "`pdf` or `png` (ASCII case ignored): the output, whatever `Accept` says. Absent: chosen by `Accept`. Anything else: 400 API-006.",
+         "description": "`pdf`, `png` or `zpl` (ASCII case ignored): the output, whatever `Accept` says. Absent: chosen by `Accept`. Anything else: 400 API-006.",
          "schema": {"type": "string", "enum": formats}},
         {"name": "dpi", "in": "query", "required": false,
-         "description": format!("PNG only: dots per inch, {min} to `limits.png_dpi_max`. Default: the request's `settings.print_dpi`, else `defaults.png_dpi` ({}). A sheet of more than `limits.png_pixels` ({}) pixels at this dpi is refused (422 API-002, path `dpi`). Not a whole number or out of range: 400 API-006.", config.defaults.png_dpi, config.limits.png_pixels),
+         "description": format!("PNG and ZPL: dots per inch, {min} to `limits.png_dpi_max`; for ZPL one of a printer's: 152, 203, 300 or 600. Default: the request's `settings.print_dpi`, else `defaults.png_dpi` ({}) for PNG and {} for ZPL. A sheet of more than `limits.png_pixels` ({}) pixels at this dpi, or ZPL of more than `limits.zpl_bytes` ({}) bytes, is refused (422 API-002, path `dpi`). Not a whole number, out of range or (ZPL) no printer's: 400 API-006.", config.defaults.png_dpi, labelpress_document::engine::zpl::DEFAULT_DPI, config.limits.png_pixels, config.limits.zpl_bytes),
          "schema": {"type": "integer", "minimum": min, "maximum": max}},
         {"name": "sheet", "in": "query", "required": false,
-         "description": "PNG only: which sheet, from 1 (default 1). Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
+         "description": "PNG and ZPL: which sheet, from 1 (default: 1 for PNG, every sheet for ZPL). Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
          "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX, "default": 1}},
         {"name": "mono", "in": "query", "required": false,
          "description": "PNG only: `true` for a 1-bit black-and-white PNG (direct thermal printers); `false` (default) for RGB. `1` and `0` are taken too; anything else: 400 API-006.",
@@ -381,8 +383,8 @@ fn render_label(schemas: &mut Schemas) -> Value {
     let operation = json!({
         "tags": ["render"],
         "operationId": "renderLabel",
-        "summary": "Render a DocumentRequest to PDF, or one sheet to PNG",
-        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the query (400 API-006), the body (413, 415, 400, 422), the render (422 API-002 for a PNG sheet past the end or of too many pixels, 503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token, one unit for a PDF or a PNG. `?format=png` answers one sheet as PNG, `?format=pdf` the PDF, whatever `Accept` says. Without `format`, `Accept: image/png` answers one sheet as PNG; `application/pdf`, `*/*`, none, or only types the route cannot make answer the PDF; with q-values the preferred of the two wins (a tie: PDF). The body must not repeat a key in any object. Every answer carries `Vary: accept`.",
+        "summary": "Render a DocumentRequest to PDF, one sheet to PNG, or ZPL",
+        "description": "Checks run in this order: authentication (401, 403, 429, 503 API-502), the query and `Accept` (400 API-006, 406 API-007), the body (413, 415, 400, 422), the render (422 API-002 for a sheet past the end, a PNG of too many pixels or a ZPL of too many bytes, 503 API-503 when the queue is full or the deadline passes, 500). Only a 200 is charged to the token, one unit for a PDF, a PNG or a ZPL. `?format=png` answers one sheet as PNG, `?format=zpl` ZPL (one label per sheet), `?format=pdf` the PDF, whatever `Accept` says. Without `format`, `Accept` picks: `image/png` one sheet as PNG; `application/zpl` (or `application/x-zpl`, `text/x-zpl`) ZPL; `application/pdf`, `*/*` or no `Accept` the PDF; with q-values the preferred wins (a tie: PDF, then PNG). An `Accept` that names only types the route cannot make is 406 API-007. The body must not repeat a key in any object. Every answer carries `Vary: accept`.",
         "security": [{"token": []}],
         "parameters": render_parameters(),
         "requestBody": {
@@ -391,7 +393,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
         },
         "responses": {
             "200": {
-                "description": "The PDF, or with `format=png` (or `Accept: image/png`) one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several).",
+                "description": "The PDF; or with `format=png` (or `Accept: image/png`) one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk); or with `format=zpl` (or `Accept: application/zpl`) ZPL II, one `^XA`...`^XZ` label per sheet, each sheet's dots as the mono PNG at that dpi has them, in `^GFA` fields (`:Z64:`). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several; a ZPL's in `.zpl`).",
                 "headers": {
                     "X-Request-Id": header_ref("X-Request-Id"),
                     "X-Labelpress-Warnings": {
@@ -405,7 +407,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
                         "schema": {"type": "string"},
                     },
                 },
-                "content": binary_content(&["application/pdf", "image/png"]),
+                "content": binary_content(&["application/pdf", "image/png", labelpress_document::engine::zpl::MEDIA_TYPE]),
             },
         },
     });
@@ -440,7 +442,12 @@ fn check_label(schemas: &mut Schemas) -> Value {
     let codes: Vec<&str> = api_errors()
         .iter()
         .map(ApiError::code)
-        .filter(|c| !matches!(*c, "API-001" | "API-002" | "API-005" | "API-501"))
+        .filter(|c| {
+            !matches!(
+                *c,
+                "API-001" | "API-002" | "API-005" | "API-007" | "API-501"
+            )
+        })
         .collect();
     with_responses(operation, api_error_responses(schemas, &codes))
 }

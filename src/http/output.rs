@@ -1,59 +1,86 @@
 //! What the render route answers with: the query's `format`, else the
-//! `Accept` header, picks PDF or PNG; the query (`dpi`, `sheet`, `mono`)
-//! shapes a PNG (docs/http-api.md, "PNG output").
+//! `Accept` header, picks PDF, PNG or ZPL; the query (`dpi`, `sheet`,
+//! `mono`) shapes a PNG or the ZPL (docs/http-api.md, "PNG and ZPL output").
 //!
 //! Invariants: an explicit `format` wins over `Accept` (a generated client
-//! chooses the output with a parameter, not a header); without it, an
-//! `Accept` that names neither type (or none at all) keeps the PDF, as
-//! before PNG existed; a query parameter of this route that
-//! cannot be read, or a dpi outside the configured range, is a client
-//! mistake (400 API-006) found before anything is rendered or charged.
-//! Other query parameters are ignored, as they always were.
+//! chooses the output with a parameter, not a header); without it, no
+//! `Accept` (or one with no media range in it) keeps the PDF, as before PNG
+//! existed, and an `Accept` whose ranges match none of the produced types
+//! is 406 API-007, never a silent PDF; a query parameter of this route that
+//! cannot be read, or a dpi outside the configured range (or, for ZPL, not
+//! a printer's), is a client mistake (400 API-006) found before anything is
+//! rendered or charged. Other query parameters are ignored, as they always
+//! were.
 
 use crate::api_error::ApiError;
 use labelpress_document::config::Limits;
 use labelpress_document::engine::raster::{dpi_problem, Format};
-use labelpress_document::engine::{Output, PngOptions};
+use labelpress_document::engine::{zpl, Output, PngOptions, ZplOptions};
 
-/// The media types the route produces, in its order of preference when a
-/// client likes several equally.
-const PRODUCED: [Format; 2] = [Format::Pdf, Format::Png];
+/// The media types the route produces, each with the names it answers
+/// to, in its order of preference when a client likes several equally.
+pub const PRODUCED: [(Format, &[&str]); 3] = [
+    (Format::Pdf, &["application/pdf"]),
+    (Format::Png, &["image/png"]),
+    (
+        Format::Zpl,
+        &["application/zpl", "application/x-zpl", "text/x-zpl"],
+    ),
+];
 
 /// The format an `Accept` header prefers (RFC 9110 12.5.1): each produced
-/// type gets the q-value of the most specific range that matches it; the
-/// highest non-zero q wins, ties going to PDF. No header, no match: PDF.
-pub fn negotiate(accept: Option<&str>) -> Format {
+/// type gets the q-value of the most specific range that matches one of its
+/// names; the highest non-zero q wins, ties going to the earlier type. No
+/// header, or no media range in it: PDF. Ranges that give every produced
+/// type q = 0: 406 API-007.
+pub fn negotiate(accept: Option<&str>) -> Result<Format, ApiError> {
     let Some(accept) = accept else {
-        return Format::Pdf;
+        return Ok(Format::Pdf);
     };
     let ranges: Vec<(&str, &str, f32)> = accept.split(',').filter_map(media_range).collect();
-    let quality = |format: Format| {
-        let (kind, sub) = format
-            .media_type()
-            .split_once('/')
-            .expect("media types have a slash");
+    if ranges.is_empty() {
+        return Ok(Format::Pdf);
+    }
+    let quality = |names: &[&str]| {
         ranges
             .iter()
             .filter_map(|&(k, s, q)| {
-                let specificity = match (k, s) {
-                    _ if k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(sub) => 2,
-                    (_, "*") if k.eq_ignore_ascii_case(kind) => 1,
-                    ("*", "*") => 0,
-                    _ => return None,
-                };
+                let specificity = names
+                    .iter()
+                    .filter_map(|name| {
+                        let (kind, sub) = name.split_once('/')?;
+                        match (k, s) {
+                            _ if k.eq_ignore_ascii_case(kind) && s.eq_ignore_ascii_case(sub) => {
+                                Some(2)
+                            }
+                            (_, "*") if k.eq_ignore_ascii_case(kind) => Some(1),
+                            ("*", "*") => Some(0),
+                            _ => None,
+                        }
+                    })
+                    .max()?;
                 Some((specificity, q))
             })
             .max_by_key(|&(specificity, _)| specificity)
             .map_or(0.0, |(_, q)| q)
     };
-    let mut best = (Format::Pdf, 0.0);
-    for format in PRODUCED {
-        let q = quality(format);
-        if q > best.1 {
-            best = (format, q);
+    let mut best = None;
+    for (format, names) in PRODUCED {
+        let q = quality(names);
+        if q > best.map_or(0.0, |(_, q)| q) {
+            best = Some((format, q));
         }
     }
-    best.0
+    best.map(|(format, _)| format).ok_or_else(|| {
+        let produced: Vec<&str> = PRODUCED
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        ApiError::NotAcceptable(format!(
+            "this route answers {}; Accept: {accept} names none of them",
+            produced.join(", ")
+        ))
+    })
 }
 
 /// `type/subtype;q=0.5;...` as (type, subtype, q); `None` for an entry that
@@ -76,12 +103,16 @@ pub struct Query {
     pub dpi: Option<u32>,
     pub sheet: Option<usize>,
     pub mono: Option<bool>,
-    /// `format=pdf` or `format=png`: wins over `Accept`.
+    /// `format=pdf`, `png` or `zpl`: wins over `Accept`.
     pub format: Option<Format>,
 }
 
 /// The values of `?format=`, as written (ASCII case ignored).
-pub const FORMATS: [(&str, Format); 2] = [("pdf", Format::Pdf), ("png", Format::Png)];
+pub const FORMATS: [(&str, Format); 3] = [
+    ("pdf", Format::Pdf),
+    ("png", Format::Png),
+    ("zpl", Format::Zpl),
+];
 
 /// A whole number as the docs write one: decimal digits only, no sign, no
 /// blank, no leading zero (`0` itself aside), within u64.
@@ -143,7 +174,7 @@ impl Query {
                         .iter()
                         .find(|(name, _)| name.eq_ignore_ascii_case(value))
                         .map(|(_, f)| *f)
-                        .ok_or_else(|| bad("format must be pdf or png"))?;
+                        .ok_or_else(|| bad("format must be pdf, png or zpl"))?;
                     if parsed.format.replace(format).is_some() {
                         return Err(repeated());
                     }
@@ -155,20 +186,37 @@ impl Query {
     }
 
     /// The format asked: `format` when given, else what `accept` prefers.
-    pub fn format(&self, accept: Option<&str>) -> Format {
-        self.format.unwrap_or_else(|| negotiate(accept))
+    pub fn format(&self, accept: Option<&str>) -> Result<Format, ApiError> {
+        match self.format {
+            Some(format) => Ok(format),
+            None => negotiate(accept),
+        }
     }
 
-    /// What to render in `format`: the query shapes only a PNG.
-    pub fn output(self, format: Format) -> Output {
-        match format {
+    /// What to render in `format`: the query shapes a PNG or the ZPL (whose
+    /// dpi must be a printer's: 400 API-006 otherwise).
+    pub fn output(self, format: Format) -> Result<Output, ApiError> {
+        Ok(match format {
             Format::Pdf => Output::Pdf,
             Format::Png => Output::Png(PngOptions {
                 dpi: self.dpi,
                 sheet: self.sheet.unwrap_or(1),
                 mono: self.mono.unwrap_or(false),
             }),
-        }
+            Format::Zpl => {
+                if let Some(problem) = self.dpi.and_then(zpl::dpi_problem) {
+                    return Err(ApiError::InvalidQuery(format!(
+                        "?dpi={}: {problem}",
+                        self.dpi.unwrap_or_default()
+                    )));
+                }
+                Output::Zpl(ZplOptions {
+                    dpi: self.dpi,
+                    sheet: self.sheet,
+                    copies: 1,
+                })
+            }
+        })
     }
 }
 
@@ -183,8 +231,8 @@ mod tests {
             (Some("image/png"), Format::Png),
             (Some("application/pdf"), Format::Pdf),
             (Some("*/*"), Format::Pdf),
-            (Some("text/html"), Format::Pdf),
             (Some(""), Format::Pdf),
+            (Some("garbage"), Format::Pdf),
             (Some("image/*"), Format::Png),
             (Some("IMAGE/PNG"), Format::Png),
             (Some("application/pdf;q=0.5, image/png"), Format::Png),
@@ -193,12 +241,37 @@ mod tests {
             (Some("image/png;q=0.8, */*;q=0.1"), Format::Png),
             // The specific range decides, not the wildcard.
             (Some("*/*, application/pdf;q=0"), Format::Png),
-            (Some("image/png;q=0"), Format::Pdf),
             (Some("image/png ; q=1.0 , text/plain"), Format::Png),
             (Some("garbage, image/png;q=abc"), Format::Png),
+            // ZPL under each of its names, and `application/*` prefers PDF.
+            (Some("application/zpl"), Format::Zpl),
+            (Some("application/x-zpl"), Format::Zpl),
+            (Some("Text/X-ZPL"), Format::Zpl),
+            (Some("application/*"), Format::Pdf),
+            (Some("application/*, application/pdf;q=0"), Format::Zpl),
+            (Some("application/pdf;q=0.5, application/zpl"), Format::Zpl),
+            (Some("image/png, application/zpl"), Format::Png),
         ];
         for (accept, expected) in cases {
-            assert_eq!(negotiate(accept), expected, "{accept:?}");
+            assert_eq!(negotiate(accept).unwrap(), expected, "{accept:?}");
+        }
+    }
+
+    #[test]
+    fn an_accept_the_route_cannot_produce_is_406_naming_what_it_can() {
+        for accept in [
+            "text/html",
+            "application/json",
+            "image/png;q=0",
+            "*/*;q=0",
+            "image/jpeg, text/*",
+        ] {
+            let error = negotiate(Some(accept)).unwrap_err();
+            assert_eq!((error.code(), error.status()), ("API-007", 406), "{accept}");
+            let message = error.to_string();
+            for name in ["application/pdf", "image/png", "application/zpl"] {
+                assert!(message.contains(name), "{message}");
+            }
         }
     }
 
@@ -246,6 +319,7 @@ mod tests {
             "format=jpeg",
             "format=",
             "format=pdf&format=png",
+            "format=jpg",
         ] {
             let error = Query::parse(Some(bad), &limits).unwrap_err();
             assert_eq!((error.code(), error.status()), ("API-006", 400), "{bad}");
@@ -260,31 +334,52 @@ mod tests {
     fn an_explicit_format_wins_over_accept() {
         let limits = Limits::default();
         let png = Query::parse(Some("format=PNG"), &limits).unwrap();
-        assert_eq!(png.format(Some("application/pdf")), Format::Png);
-        assert_eq!(png.format(None), Format::Png);
+        assert_eq!(png.format(Some("application/pdf")).unwrap(), Format::Png);
+        assert_eq!(png.format(Some("text/html")).unwrap(), Format::Png);
+        assert_eq!(png.format(None).unwrap(), Format::Png);
         let pdf = Query::parse(Some("format=pdf"), &limits).unwrap();
-        assert_eq!(pdf.format(Some("image/png")), Format::Pdf);
+        assert_eq!(pdf.format(Some("image/png")).unwrap(), Format::Pdf);
+        let zpl = Query::parse(Some("format=zpl"), &limits).unwrap();
+        assert_eq!(zpl.format(Some("application/pdf")).unwrap(), Format::Zpl);
         let none = Query::parse(None, &limits).unwrap();
-        assert_eq!(none.format(Some("image/png")), Format::Png);
-        assert_eq!(none.format(None), Format::Pdf);
+        assert_eq!(none.format(Some("image/png")).unwrap(), Format::Png);
+        assert_eq!(none.format(None).unwrap(), Format::Pdf);
     }
 
     #[test]
-    fn the_query_shapes_only_a_png() {
+    fn the_query_shapes_a_png_or_the_zpl() {
         let q = Query {
             dpi: Some(300),
             sheet: None,
             mono: None,
             format: None,
         };
-        assert_eq!(q.output(Format::Pdf), Output::Pdf);
+        assert_eq!(q.output(Format::Pdf).unwrap(), Output::Pdf);
         assert_eq!(
-            q.output(Format::Png),
+            q.output(Format::Png).unwrap(),
             Output::Png(PngOptions {
                 dpi: Some(300),
                 sheet: 1,
                 mono: false
             })
+        );
+        assert_eq!(
+            q.output(Format::Zpl).unwrap(),
+            Output::Zpl(ZplOptions {
+                dpi: Some(300),
+                sheet: None,
+                copies: 1
+            })
+        );
+        let not_a_printers = Query {
+            dpi: Some(250),
+            ..q
+        };
+        let error = not_a_printers.output(Format::Zpl).unwrap_err();
+        assert_eq!(error.code(), "API-006");
+        assert!(
+            error.to_string().contains("152, 203, 300 or 600"),
+            "{error}"
         );
     }
 }

@@ -151,7 +151,7 @@ async fn produce(
     node.metrics.render_seconds.observe(took);
     node.metrics
         .sheets
-        .fetch_add(rendered.delivered_sheets() as u64, Ordering::Relaxed);
+        .fetch_add(rendered.delivered_sheets as u64, Ordering::Relaxed);
     Ok(Document {
         bytes: rendered.bytes,
         format: rendered.format,

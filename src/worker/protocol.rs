@@ -55,6 +55,7 @@ pub enum Answer {
     Document {
         format: Format,
         sheets: usize,
+        delivered_sheets: usize,
         file_name: Option<String>,
         /// Compile and export time, without validation.
         render_us: u64,
@@ -89,6 +90,7 @@ impl Answer {
             Ok((rendered, took)) => Answer::Document {
                 format: rendered.format,
                 sheets: rendered.sheets,
+                delivered_sheets: rendered.delivered_sheets,
                 file_name: rendered.file_name.clone(),
                 render_us: took.as_micros() as u64,
                 warnings: rendered.warnings,
@@ -115,6 +117,7 @@ impl Answer {
             Answer::Document {
                 format,
                 sheets,
+                delivered_sheets,
                 file_name,
                 render_us,
                 warnings,
@@ -123,6 +126,7 @@ impl Answer {
                     bytes,
                     format,
                     sheets,
+                    delivered_sheets,
                     file_name,
                     warnings,
                 },
@@ -227,6 +231,7 @@ mod tests {
                 bytes: b"%PDF-1.7".to_vec(),
                 format: Format::Pdf,
                 sheets: 3,
+                delivered_sheets: 3,
                 file_name: Some("x.pdf".into()),
                 warnings: 2,
             },
@@ -241,14 +246,27 @@ mod tests {
                 bytes: b"\x89PNG".to_vec(),
                 format: Format::Png,
                 sheets: 2,
+                delivered_sheets: 1,
                 file_name: None,
                 warnings: 0,
             },
             Duration::from_micros(99),
         ));
+        let zpl = Ok((
+            Rendered {
+                bytes: b"^XA^XZ".to_vec(),
+                format: Format::Zpl,
+                sheets: 4,
+                delivered_sheets: 4,
+                file_name: Some("x.zpl".into()),
+                warnings: 1,
+            },
+            Duration::from_micros(7),
+        ));
         let cases: Vec<Result<(Rendered, Duration), RenderError>> = vec![
             pdf,
             png,
+            zpl,
             Err(RenderError::Request(RequestError::Json {
                 line: 1,
                 column: 7,
@@ -279,11 +297,19 @@ mod tests {
             mono: true,
         });
         let mut wire = Vec::new();
+        let zpl = Output::Zpl(labelpress_document::engine::ZplOptions {
+            dpi: Some(600),
+            sheet: Some(3),
+            copies: 2,
+        });
         write_json(&mut wire, &Job::Render(output)).unwrap();
+        write_json(&mut wire, &Job::Render(zpl)).unwrap();
         write_json(&mut wire, &Job::Check).unwrap();
         let mut reader = wire.as_slice();
         let again: Job = read_json(&mut reader).unwrap();
         assert!(matches!(again, Job::Render(o) if o == output), "{again:?}");
+        let again: Job = read_json(&mut reader).unwrap();
+        assert!(matches!(again, Job::Render(o) if o == zpl), "{again:?}");
         let check: Job = read_json(&mut reader).unwrap();
         assert!(matches!(check, Job::Check), "{check:?}");
     }

@@ -574,6 +574,7 @@ fn api_errors() -> Vec<ApiError> {
         ApiError::NotFound,
         ApiError::MethodNotAllowed,
         ApiError::InvalidQuery(String::new()),
+        ApiError::NotAcceptable(String::new()),
         ApiError::Unauthorized(String::new()),
         ApiError::Forbidden(String::new()),
         ApiError::RateLimited { retry_after_s: 1 },
@@ -594,6 +595,7 @@ fn api_errors() -> Vec<ApiError> {
             | ApiError::NotFound
             | ApiError::MethodNotAllowed
             | ApiError::InvalidQuery(_)
+            | ApiError::NotAcceptable(_)
             | ApiError::Unauthorized(_)
             | ApiError::Forbidden(_)
             | ApiError::RateLimited { .. }

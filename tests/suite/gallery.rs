@@ -169,7 +169,7 @@ fn decodes_to(element: &Value, symbol: &Value) -> bool {
 
 /// The box (x0, y0, x1, y1 in mm) of each MaxiCode placed directly on a
 /// page of `request`: zxing-cpp reads MaxiCode only from a crop of it.
-fn maxicode_boxes(request: &Value) -> Vec<(f64, f64, f64, f64)> {
+pub(crate) fn maxicode_boxes(request: &Value) -> Vec<(f64, f64, f64, f64)> {
     let mut boxes = Vec::new();
     for page in request["pages"].as_array().unwrap() {
         let margin = |side: &str| page["margin"][side].as_f64().unwrap_or(0.0);
@@ -198,7 +198,7 @@ fn decode_args(request: &Value) -> Vec<String> {
 
 /// Checks that each barcode of `request` was decoded (`report`: gallery.py's
 /// decoding of `pdf`) once with its content, and nothing else was.
-fn check_barcodes(request: &Value, report: &Value, pdf: &Path) {
+pub(crate) fn check_barcodes(request: &Value, report: &Value, pdf: &Path) {
     let mut expected = Vec::new();
     barcode_elements(request, &mut expected);
     let symbols = |key: &str| -> Vec<Value> {

@@ -40,3 +40,4 @@ mod validation;
 mod verifier_layers;
 mod verify;
 mod warnings;
+mod zpl;

@@ -321,13 +321,13 @@ async fn the_route_answers_png_for_accept_image_png_and_charges_it_like_a_pdf() 
     assert_eq!(read["boxes"], json!([255.0, 0.0]));
     assert_eq!(read["grey_values"], json!([0, 255]));
 
-    // PDF for application/pdf, */*, no Accept and types it cannot make; a
-    // q-list picks the preferred one.
+    // PDF for application/pdf, */*, no Accept (types it cannot make are
+    // 406: tests/suite/zpl.rs); a q-list picks the preferred one.
     let cases = [
         (Some("application/pdf"), "application/pdf"),
         (Some("*/*"), "application/pdf"),
         (None, "application/pdf"),
-        (Some("text/html"), "application/pdf"),
+        (Some("text/html, */*;q=0.1"), "application/pdf"),
         (Some("application/pdf;q=0.2, image/png;q=0.9"), "image/png"),
     ];
     for (accept, expected) in cases {

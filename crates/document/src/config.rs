@@ -213,6 +213,11 @@ pub struct Limits {
     /// (A4 at 600 dpi, a 100 x 150 mm label at 1200 dpi) stay well inside a
     /// render worker's memory cap.
     pub png_pixels: u64,
+    /// Most bytes of one ZPL answer (every label of the document): its
+    /// sheets are drawn as compressed graphics, a few kB to a few hundred
+    /// kB each, so only a document of many large sheets at 600 dpi
+    /// reaches it.
+    pub zpl_bytes: u64,
     /// Render deadline in milliseconds (HTTP route).
     pub render_deadline_ms: u64,
     /// Concurrent renders; 0 means one per CPU core.
@@ -365,6 +370,7 @@ impl Default for Limits {
             coordinate_mm: 100_000.0,
             png_dpi_max: 1_200,
             png_pixels: 40_000_000,
+            zpl_bytes: 32_000_000,
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,

@@ -6,6 +6,7 @@ pub mod memory;
 pub mod raster;
 pub mod threads;
 mod world;
+pub mod zpl;
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use self::fonts::{FontOptions, Fonts};
 use self::raster::Raster;
 pub use self::raster::{Format, Output, PngOptions};
 use self::world::RenderWorld;
+pub use self::zpl::ZplOptions;
 use crate::config::RuntimeConfig;
 use crate::layout::LaidOut;
 use crate::lower::{self, Lowered};
@@ -45,21 +47,14 @@ pub struct Rendered {
     pub format: Format,
     /// Sheets of the document (also when `bytes` is one sheet's PNG).
     pub sheets: usize,
+    /// Sheets in `bytes`: all of them in a PDF, one in a PNG, those asked
+    /// for in ZPL.
+    pub delivered_sheets: usize,
     /// Download name when `settings.output.mode` is `file`.
     pub file_name: Option<String>,
     /// How many validation warnings the document has (`crate::warnings`);
     /// they never change the PDF.
     pub warnings: usize,
-}
-
-impl Rendered {
-    /// Sheets in `bytes`: all of them in a PDF, one in a PNG.
-    pub fn delivered_sheets(&self) -> usize {
-        match self.format {
-            Format::Pdf => self.sheets,
-            Format::Png => 1,
-        }
-    }
 }
 
 /// Shared, immutable render state: configuration, fonts, resource folder.
@@ -143,11 +138,56 @@ impl Engine {
                     bytes: pngs.pop().unwrap_or_default(),
                     format: Format::Png,
                     sheets,
+                    delivered_sheets: 1,
                     file_name,
                     warnings: crate::warnings::check(doc).len(),
                 })
             }
+            Output::Zpl(options) => self.render_zpl_at(doc, options, clock()),
         }
+    }
+
+    /// A validated document as ZPL: the sheets `options` asks for, one
+    /// label each, in order; refused (API-002 at `dpi`) past
+    /// `limits.zpl_bytes`.
+    pub fn render_zpl_at(
+        &self,
+        doc: &LaidOut,
+        options: &ZplOptions,
+        now: OffsetDateTime,
+    ) -> Result<Rendered, RenderError> {
+        let raster = zpl::resolve(options.dpi, &doc.document).map_err(refused)?;
+        let limits = &self.config.limits;
+        let mut out = String::new();
+        let mut delivered = 0;
+        let sheets = self.draw_sheets(doc, options.sheet, now, |page, sheet| {
+            let pixmap = raster.pixmap(page, sheet, limits)?;
+            let dots = zpl::Dots::from_rgba(pixmap.data(), pixmap.width() as usize);
+            drop(pixmap);
+            zpl::write_label(&dots, options.copies, &mut out);
+            delivered += 1;
+            if out.len() as u64 > limits.zpl_bytes {
+                return Err(Violation {
+                    path: "dpi".into(),
+                    message: format!(
+                        "the ZPL reaches {} bytes by sheet {sheet}, more than limits.zpl_bytes ({}); ask for a lower dpi or one sheet",
+                        out.len(),
+                        limits.zpl_bytes
+                    ),
+                });
+            }
+            Ok(())
+        })?;
+        let file_name = crate::pdf::output::file_name(&doc.document.settings, now)
+            .map(|name| zpl_file_name(&name));
+        Ok(Rendered {
+            bytes: out.into_bytes(),
+            format: Format::Zpl,
+            sheets,
+            delivered_sheets: delivered,
+            file_name,
+            warnings: crate::warnings::check(doc).len(),
+        })
     }
 
     /// Sheets of a validated document as PNGs: sheet `only` (1-based), or
@@ -171,9 +211,27 @@ impl Engine {
         only: Option<usize>,
         now: OffsetDateTime,
     ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
+        let mut pngs = Vec::new();
+        let sheets = self.draw_sheets(laid, only, now, |page, sheet| {
+            pngs.push(raster.png(page, sheet, &self.config.limits)?);
+            Ok(())
+        })?;
+        Ok((pngs, sheets))
+    }
+
+    /// Compiles a validated document once and hands sheet `only` (1-based),
+    /// or every sheet in order, to `draw`; returns the document's sheet
+    /// count. A sheet past the end is refused (API-002 at `sheet`) before
+    /// anything is compiled.
+    fn draw_sheets(
+        &self,
+        laid: &LaidOut,
+        only: Option<usize>,
+        now: OffsetDateTime,
+        mut draw: impl FnMut(&typst_layout::Page, usize) -> Result<(), Violation>,
+    ) -> Result<usize, RenderError> {
         let lowered = self.lower(laid);
         let sheets = lowered.sheets;
-        // Known before compiling: a sheet past the end costs no compile.
         if let Some(sheet) = only.filter(|s| !(1..=sheets).contains(s)) {
             return Err(refused(Violation {
                 path: "sheet".into(),
@@ -194,22 +252,17 @@ impl Engine {
             Some(sheet) => vec![sheet],
             None => (1..=pages.len()).collect(),
         };
-        let mut pngs = Vec::with_capacity(wanted.len());
         for sheet in wanted {
             let page = pages.get(sheet - 1).ok_or_else(|| {
                 RenderError::Compile(format!(
                     "sheet {sheet} is missing from the compiled document"
                 ))
             })?;
-            pngs.push(
-                raster
-                    .png(page, sheet, &self.config.limits)
-                    .map_err(refused)?,
-            );
+            draw(page, sheet).map_err(refused)?;
         }
         drop(document);
         memory::after_render();
-        Ok((pngs, sheets))
+        Ok(sheets)
     }
 
     /// Renders a validated document dated `now`: the PDF's dates, Typst's
@@ -248,6 +301,7 @@ impl Engine {
             bytes: pdf,
             format: Format::Pdf,
             sheets,
+            delivered_sheets: sheets,
             file_name: crate::pdf::output::file_name(&doc.settings, now),
             warnings: crate::warnings::check(laid).len(),
         })
@@ -305,6 +359,12 @@ fn typeset(world: &RenderWorld) -> Result<PagedDocument, RenderError> {
     typst::compile::<PagedDocument>(world)
         .output
         .map_err(|errors| RenderError::Compile(describe(world, errors.as_slice())))
+}
+
+/// The download name of a ZPL file: the PDF's name with `.zpl`.
+fn zpl_file_name(pdf_name: &str) -> String {
+    let stem = raster::file_name(pdf_name, 1, 1);
+    format!("{}.zpl", stem.strip_suffix(".png").unwrap_or(&stem))
 }
 
 /// A request the output options cannot be met for: API-002 at `violation.path`.

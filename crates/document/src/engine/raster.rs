@@ -31,6 +31,8 @@ pub enum Output {
     Pdf,
     /// One sheet as a PNG.
     Png(PngOptions),
+    /// Every sheet (or one) as a ZPL label.
+    Zpl(super::zpl::ZplOptions),
 }
 
 /// How one sheet is rasterised.
@@ -60,6 +62,7 @@ impl Default for PngOptions {
 pub enum Format {
     Pdf,
     Png,
+    Zpl,
 }
 
 impl Format {
@@ -67,6 +70,7 @@ impl Format {
         match self {
             Format::Pdf => "application/pdf",
             Format::Png => "image/png",
+            Format::Zpl => super::zpl::MEDIA_TYPE,
         }
     }
 
@@ -74,6 +78,7 @@ impl Format {
         match self {
             Format::Pdf => "pdf",
             Format::Png => "png",
+            Format::Zpl => "zpl",
         }
     }
 }
@@ -129,9 +134,16 @@ impl Raster {
         (side(size.x.to_pt()), side(size.y.to_pt()))
     }
 
-    /// `page` as PNG bytes; refused (API-002 at `dpi`) when its pixels
-    /// exceed `limits.png_pixels`, before anything is drawn.
-    pub fn png(&self, page: &Page, sheet: usize, limits: &Limits) -> Result<Vec<u8>, Violation> {
+    /// `page` drawn at this resolution, on a transparent background;
+    /// refused (API-002 at `dpi`) when its pixels exceed
+    /// `limits.png_pixels`, before anything is drawn. PNG and ZPL output
+    /// both start from it, so they agree to the pixel.
+    pub fn pixmap(
+        &self,
+        page: &Page,
+        sheet: usize,
+        limits: &Limits,
+    ) -> Result<tiny_skia::Pixmap, Violation> {
         let (width, height) = self.pixels(page);
         if width.saturating_mul(height) > limits.png_pixels {
             return Err(Violation {
@@ -146,7 +158,12 @@ impl Raster {
             pixel_per_pt: typst::utils::Scalar::from(self.pixel_per_pt()),
             render_bleed: false,
         };
-        let pixmap = typst_render::render(page, &options);
+        Ok(typst_render::render(page, &options))
+    }
+
+    /// `page` as PNG bytes (refused as [`Raster::pixmap`] refuses).
+    pub fn png(&self, page: &Page, sheet: usize, limits: &Limits) -> Result<Vec<u8>, Violation> {
+        let pixmap = self.pixmap(page, sheet, limits)?;
         let (width, height) = (pixmap.width(), pixmap.height());
         let image = Image {
             width,
@@ -189,15 +206,23 @@ fn rgb_row(rgba: &[u8], out: &mut [u8]) {
 fn mono_row(rgba: &[u8], out: &mut [u8]) {
     out.fill(0);
     for (x, px) in rgba.chunks_exact(4).enumerate() {
-        let white = u32::from(255 - px[3]);
-        // ITU-R BT.601 luma, in thousandths.
-        let luma = 299 * (u32::from(px[0]) + white)
-            + 587 * (u32::from(px[1]) + white)
-            + 114 * (u32::from(px[2]) + white);
-        if luma >= 128 * 1000 {
+        if !is_black(px) {
             out[x / 8] |= 0x80 >> (x % 8);
         }
     }
+}
+
+/// Whether one premultiplied RGBA pixel prints black on a one-bit printer:
+/// its luma on white (ITU-R BT.601) is below mid-grey. A threshold, never
+/// dithering: a bar or a glyph stem stays one solid run of dots. Mono PNG
+/// and ZPL output share it.
+pub fn is_black(px: &[u8]) -> bool {
+    let white = u32::from(255 - px[3]);
+    // In thousandths.
+    let luma = 299 * (u32::from(px[0]) + white)
+        + 587 * (u32::from(px[1]) + white)
+        + 114 * (u32::from(px[2]) + white);
+    luma < 128 * 1000
 }
 
 /// The header facts of one PNG.

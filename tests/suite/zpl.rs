@@ -1,0 +1,367 @@
+//! ZPL output (docs/http-api.md, "PNG and ZPL output"; docs/cli.md): read
+//! back by a renderer that is not ours. Every example's ZPL at 203 and 300
+//! dpi is drawn by zpl-renderer-js (Zebrash as WebAssembly, tests/zpl/),
+//! compared dot for dot with labelpress's own mono PNG of the same sheet
+//! at the same dpi, and its barcodes are decoded from that drawing by
+//! zxing-cpp (tests/support/zplcheck.py). The HTTP route negotiates ZPL by
+//! `Accept` and `format`, and `labelpress print` sends it to a printer's
+//! raw port (a local listener stands in for the printer).
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::gallery::{check_barcodes, maxicode_boxes};
+use crate::server::{self, await_balance, binary, new_token, Reply};
+use crate::support::*;
+
+/// The dots of each `^XA ... ^XZ` label: (`^PW`, `^LL`).
+fn label_sizes(zpl: &str) -> Vec<(u64, u64)> {
+    zpl.split("^XA")
+        .skip(1)
+        .map(|label| {
+            let field = |name: &str| -> u64 {
+                let at = label
+                    .find(name)
+                    .unwrap_or_else(|| panic!("no {name} in {label:.200}"));
+                label[at + name.len()..]
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            assert!(label.contains("^XZ"), "a label without its end");
+            (field("^PW"), field("^LL"))
+        })
+        .collect()
+}
+
+fn run(command: &mut Command) -> Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn labelpress(dir: &Path) -> Command {
+    let mut c = Command::new(binary());
+    c.current_dir(dir);
+    c
+}
+
+/// The renderer's folder, installed by tests/zpl/install.sh (.ci/run runs it).
+fn renderer() -> PathBuf {
+    let dir = manifest_dir().join("tests/zpl");
+    assert!(
+        dir.join("node_modules/zpl-renderer-js").is_dir(),
+        "zpl-renderer-js is not installed: run tests/zpl/install.sh (node and npm)"
+    );
+    dir
+}
+
+/// Draws every job's ZPL with zpl-renderer-js: `jobs` as render.mjs takes them.
+fn draw(jobs: &Value, dir: &Path) -> Value {
+    let file = dir.join("draw-jobs.json");
+    std::fs::write(&file, jobs.to_string()).unwrap();
+    let out = run(Command::new("node")
+        .arg(renderer().join("render.mjs"))
+        .arg(&file));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A barcode element's box with `x`, `y` read from the sheet's top-left, for
+/// requests whose pages have no margin (MaxiCode is decoded from its crop).
+fn boxes(request: &Value) -> Vec<[f64; 4]> {
+    maxicode_boxes(request)
+        .into_iter()
+        .map(|(x0, y0, x1, y1)| [x0, y0, x1, y1])
+        .collect()
+}
+
+#[test]
+fn every_example_prints_from_zpl_dot_for_dot_as_its_png_and_its_barcodes_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 6, "{examples:?}");
+
+    let mut draw_jobs = Vec::new();
+    let mut checks = Vec::new();
+    let mut expected = Vec::new();
+    for example in &examples {
+        let name = example.file_stem().unwrap().to_string_lossy().to_string();
+        let request: Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
+        for dpi in [203, 300] {
+            let zpl_path = dir.path().join(format!("{name}-{dpi}.zpl"));
+            run(labelpress(&manifest_dir())
+                .arg("render")
+                .arg(example)
+                .arg("-o")
+                .arg(&zpl_path)
+                .args(["--dpi", &dpi.to_string()]));
+            let png_path = dir.path().join(format!("{name}-{dpi}.png"));
+            run(labelpress(&manifest_dir())
+                .arg("render")
+                .arg(example)
+                .arg("-o")
+                .arg(&png_path)
+                .args(["--mono", "--dpi", &dpi.to_string()]));
+            let zpl = std::fs::read_to_string(&zpl_path).unwrap();
+            let sizes = label_sizes(&zpl);
+            assert!(!sizes.is_empty(), "{name}: no label");
+            assert!(zpl.contains(":Z64:"), "{name}: graphics as Z64");
+            let ours: Vec<PathBuf> = if sizes.len() == 1 {
+                vec![png_path.clone()]
+            } else {
+                (1..=sizes.len())
+                    .map(|n| dir.path().join(format!("{name}-{dpi}-{n}.png")))
+                    .collect()
+            };
+            let (width, height) = sizes[0];
+            assert!(
+                sizes.iter().all(|&s| s == (width, height)),
+                "{name}: every sheet of an example has one size"
+            );
+            let prefix = dir.path().join(format!("{name}-{dpi}-zebrash"));
+            draw_jobs.push(json!({"zpl": zpl_path, "dpi": dpi, "width": width, "height": height, "out": prefix}));
+            let theirs: Vec<PathBuf> = (1..=sizes.len())
+                .map(|n| PathBuf::from(format!("{}-{n}.png", prefix.display())))
+                .collect();
+            checks.push(
+                json!({"theirs": theirs, "ours": ours, "dpi": dpi, "boxes": boxes(&request)}),
+            );
+            expected.push((name.clone(), dpi, sizes.len(), request.clone()));
+        }
+    }
+    let drawn = draw(&Value::Array(draw_jobs), dir.path());
+    let checks_file = dir.path().join("checks.json");
+    std::fs::write(&checks_file, Value::Array(checks).to_string()).unwrap();
+    let report = python_json(
+        "zplcheck.py",
+        &[checks_file.as_os_str()],
+        "Pillow, zxing-cpp",
+    );
+    for (i, (name, dpi, labels, request)) in expected.iter().enumerate() {
+        assert_eq!(
+            drawn["labels"][i].as_u64(),
+            Some(*labels as u64),
+            "{name} at {dpi} dpi: labels the renderer found"
+        );
+        let sheets = report[i]["sheets"].as_array().unwrap();
+        assert_eq!(sheets.len(), *labels, "{name} at {dpi} dpi");
+        for (n, sheet) in sheets.iter().enumerate() {
+            assert_eq!(
+                sheet["theirs"],
+                sheet["ours"],
+                "{name} sheet {} at {dpi} dpi: size",
+                n + 1
+            );
+            let agreement = sheet["agreement"].as_f64().unwrap();
+            assert!(
+                agreement >= 0.995,
+                "{name} sheet {} at {dpi} dpi: {agreement} of the dots agree",
+                n + 1
+            );
+            assert!(
+                sheet["black"].as_u64().unwrap() > 1000,
+                "{name}: a blank sheet"
+            );
+        }
+        check_barcodes(
+            request,
+            &report[i]["decoded"],
+            Path::new(&format!("{name} as ZPL at {dpi} dpi")),
+        );
+    }
+}
+
+// ---------------------------------------------------------------- HTTP
+
+async fn post(base: &str, token: &str, query: &str, accept: Option<&str>, body: &Value) -> Reply {
+    let mut request = server::client()
+        .post(format!("{base}/api/v1/label{query}"))
+        .bearer_auth(token)
+        .json(body);
+    if let Some(accept) = accept {
+        request = request.header("Accept", accept);
+    }
+    server::reply(request.send().await.unwrap()).await
+}
+
+/// Two sheets of 50 x 30 mm: a text on each.
+fn two_labels() -> Value {
+    let page = |text: &str| {
+        json!({"width": 50, "height": 30, "elements": [
+            {"type": "text", "x": 5, "y": 5, "content": text, "style": {"font_size": 14}}
+        ]})
+    };
+    json!({"pages": [page("ONE"), page("TWO")]})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_route_answers_zpl_by_accept_or_format_charges_it_once_and_refuses_what_it_cannot_make()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 10, None).await;
+
+    // Every name of ZPL, and `format=zpl` whatever Accept says: one label
+    // per sheet at 203 dpi (50 mm = 400 dots), one unit each.
+    for (query, accept) in [
+        ("", Some("application/zpl")),
+        ("", Some("application/x-zpl")),
+        ("", Some("text/x-zpl")),
+        ("?format=zpl", Some("application/pdf")),
+        ("?format=ZPL", None),
+    ] {
+        let r = post(base, &token, query, accept, &two_labels()).await;
+        assert_eq!(
+            r.status,
+            200,
+            "{query} {accept:?}: {}",
+            String::from_utf8_lossy(&r.bytes)
+        );
+        assert_eq!(r.header("content-type").as_deref(), Some("application/zpl"));
+        assert_eq!(r.header("vary").as_deref(), Some("accept"));
+        let zpl = String::from_utf8(r.bytes.clone()).unwrap();
+        assert_eq!(label_sizes(&zpl), [(400, 240), (400, 240)], "{zpl:.300}");
+    }
+    await_balance(base, &id, 5, Duration::from_secs(30)).await;
+
+    // A printer's dpi sizes the labels; one sheet on its own.
+    let r = post(
+        base,
+        &token,
+        "?format=zpl&dpi=300&sheet=2",
+        None,
+        &two_labels(),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let zpl = String::from_utf8(r.bytes.clone()).unwrap();
+    assert_eq!(label_sizes(&zpl), [(591, 354)]);
+    await_balance(base, &id, 4, Duration::from_secs(30)).await;
+
+    // Refusals, none charged: an Accept it cannot make at all, a dpi no
+    // printer has, a print_dpi no printer has, a sheet past the end.
+    let r = post(base, &token, "", Some("text/html"), &two_labels()).await;
+    let body = r.assert_error(406, "API-007");
+    let message = body["message"].as_str().unwrap();
+    for produced in ["application/pdf", "image/png", "application/zpl"] {
+        assert!(message.contains(produced), "{message}");
+    }
+    assert_eq!(r.header("vary").as_deref(), Some("accept"));
+    post(base, &token, "?format=zpl&dpi=250", None, &two_labels())
+        .await
+        .assert_error(400, "API-006");
+    let mut odd_printer = two_labels();
+    odd_printer["settings"] = json!({"print_dpi": 150});
+    let body = post(base, &token, "", Some("application/zpl"), &odd_printer)
+        .await
+        .assert_error(422, "API-002");
+    assert_eq!(body["details"][0]["path"], "settings.print_dpi", "{body}");
+    let body = post(base, &token, "?format=zpl&sheet=3", None, &two_labels())
+        .await
+        .assert_error(422, "API-002");
+    assert_eq!(body["details"][0]["path"], "sheet", "{body}");
+    // The refusals gave their units back.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    await_balance(base, &id, 4, Duration::from_secs(30)).await;
+}
+
+// ---------------------------------------------------------------- print
+
+#[test]
+fn print_sends_the_labels_with_their_copies_to_the_printers_raw_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = dir.path().join("labels.json");
+    std::fs::write(&request, two_labels().to_string()).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let printer = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut received = Vec::new();
+        stream.read_to_end(&mut received).unwrap();
+        received
+    });
+    let out = run(labelpress(dir.path())
+        .arg("print")
+        .arg(&request)
+        .args(["--printer", &format!("127.0.0.1:{port}"), "--copies", "3"])
+        .arg("--no-system-fonts"));
+    let received = String::from_utf8(printer.join().unwrap()).unwrap();
+    // What `render -o X.zpl` writes, with ^PQ3 before each label's end.
+    let file = dir.path().join("labels.zpl");
+    run(labelpress(dir.path())
+        .arg("render")
+        .arg(&request)
+        .arg("-o")
+        .arg(&file)
+        .arg("--no-system-fonts"));
+    let rendered = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(received, rendered.replace("^XZ", "^PQ3\n^XZ"));
+    assert_eq!(label_sizes(&received).len(), 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+}
+
+#[test]
+fn print_to_a_printer_that_does_not_answer_exits_4_and_an_invalid_request_sends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = dir.path().join("labels.json");
+    std::fs::write(&request, two_labels().to_string()).unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = labelpress(dir.path())
+        .arg("print")
+        .arg(&request)
+        .args([
+            "--printer",
+            &format!("127.0.0.1:{closed}"),
+            "--timeout",
+            "2",
+        ])
+        .arg("--no-system-fonts")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("the printer at 127.0.0.1:{closed} did not answer")),
+        "{stderr}"
+    );
+
+    // An invalid request: its API-002 body, exit 1, no connection made.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let invalid = dir.path().join("invalid.json");
+    std::fs::write(&invalid, json!({"pages": []}).to_string()).unwrap();
+    let out = labelpress(dir.path())
+        .arg("print")
+        .arg(&invalid)
+        .args(["--printer", &format!("127.0.0.1:{port}")])
+        .arg("--no-system-fonts")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("API-002"));
+    assert!(listener.accept().is_err(), "nothing connected");
+}
