@@ -25,7 +25,8 @@ pub enum Exit {
     /// API-501 body is printed); a render worker whose render panicked.
     Internal = 3,
     /// `token`: the server could not be reached (connection refused, timed
-    /// out, unknown host, TLS) or answered 5xx; trying again later may work.
+    /// out, unknown host, TLS) or answered 5xx; `print`: the printer could
+    /// not be reached or did not take the labels. Trying again later may work.
     Unavailable = 4,
 }
 
@@ -41,7 +42,7 @@ a barcode's content or options are invalid, or the admin API refused a token com
 or written, a bad config/fonts/resources folder, a server that cannot start, no admin token
   3  internal error: the renderer failed or panicked (API-500/API-501 body printed)
   4  token: the server could not be reached (connection refused, timeout, unknown host, \
-TLS) or answered 5xx; try again later";
+TLS) or answered 5xx; print: the printer could not be reached; try again later";
 
 impl Exit {
     pub const fn code(self) -> u8 {

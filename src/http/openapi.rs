@@ -1166,7 +1166,7 @@ mod tests {
         let mut distinct = codes.clone();
         distinct.dedup();
         // API-005 is both 404 and 405.
-        assert_eq!(distinct.len(), 13);
+        assert_eq!(distinct.len(), 14);
     }
 
     #[test]

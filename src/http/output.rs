@@ -264,7 +264,7 @@ mod tests {
             "application/json",
             "image/png;q=0",
             "*/*;q=0",
-            "image/jpeg, text/*",
+            "image/jpeg, text/plain",
         ] {
             let error = negotiate(Some(accept)).unwrap_err();
             assert_eq!((error.code(), error.status()), ("API-007", 406), "{accept}");

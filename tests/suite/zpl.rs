@@ -188,6 +188,123 @@ fn every_example_prints_from_zpl_dot_for_dot_as_its_png_and_its_barcodes_decode(
     }
 }
 
+/// Barcodes at fractional positions, with `settings.print_dpi`: (element,
+/// whether it is 2-D).
+fn off_grid_barcodes(dpi: u32) -> (Value, Vec<(Value, bool)>) {
+    let barcodes = vec![
+        (
+            json!({"type": "barcode", "format": "code128", "content": "LP-2026-0419", "x": 5.37, "y": 4.011, "width": 60, "height": 15}),
+            false,
+        ),
+        (
+            json!({"type": "barcode", "format": "gs1_128", "content": "(00)340123450000000024", "x": 5.123, "y": 24.77, "width": 80, "height": 15}),
+            false,
+        ),
+        (
+            json!({"type": "barcode", "format": "ean13", "content": "4006381333931", "x": 5.91, "y": 45.3, "width": 40, "height": 20}),
+            false,
+        ),
+        (
+            json!({"type": "barcode", "format": "qr", "content": "https://example.com/t/1Z999", "x": 55.44, "y": 45.05, "width": 25, "height": 25}),
+            true,
+        ),
+        (
+            json!({"type": "barcode", "format": "datamatrix", "content": "LP0419-ABC", "x": 5.66, "y": 75.29, "width": 20, "height": 20}),
+            true,
+        ),
+        (
+            json!({"type": "barcode", "format": "qr", "content": "TURNED", "x": 55.07, "y": 78.313, "width": 21, "height": 21, "rotation": 90}),
+            true,
+        ),
+    ];
+    let elements: Vec<Value> = barcodes.iter().map(|(e, _)| e.clone()).collect();
+    let request = json!({"settings": {"print_dpi": dpi},
+        "pages": [{"width": 100, "height": 110, "elements": elements}]});
+    (request, barcodes)
+}
+
+/// The module in dots of runs measured across a symbol: their greatest
+/// common divisor. Modules of whole dots on the grid give every run a whole
+/// number of them; a symbol off the grid gives runs a dot longer or shorter
+/// here and there, whose divisor is 1.
+fn module_dots(lines: &[&Value]) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    lines
+        .iter()
+        .flat_map(|line| line.as_array().unwrap())
+        .map(|run| run.as_u64().unwrap())
+        .fold(0, gcd)
+}
+
+#[test]
+fn with_print_dpi_every_bar_and_module_is_whole_dots_wherever_the_symbol_is_placed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut draw_jobs = Vec::new();
+    let mut measured = Vec::new();
+    for dpi in [203u32, 300] {
+        let (request, barcodes) = off_grid_barcodes(dpi);
+        let request_path = dir.path().join(format!("grid-{dpi}.json"));
+        std::fs::write(&request_path, request.to_string()).unwrap();
+        let png = dir.path().join(format!("grid-{dpi}.png"));
+        let zpl = dir.path().join(format!("grid-{dpi}.zpl"));
+        for (out, extra) in [(&png, &["--mono"][..]), (&zpl, &[][..])] {
+            run(labelpress(dir.path())
+                .arg("render")
+                .arg(&request_path)
+                .arg("-o")
+                .arg(out)
+                .args(extra)
+                .arg("--no-system-fonts"));
+        }
+        let (width, height) = label_sizes(&std::fs::read_to_string(&zpl).unwrap())[0];
+        let prefix = dir.path().join(format!("grid-{dpi}-zebrash"));
+        draw_jobs
+            .push(json!({"zpl": zpl, "dpi": dpi, "width": width, "height": height, "out": prefix}));
+        let drawn = PathBuf::from(format!("{}-1.png", prefix.display()));
+        measured.push((dpi, barcodes, png, drawn));
+    }
+    draw(&Value::Array(draw_jobs), dir.path());
+    for (dpi, barcodes, png, drawn) in &measured {
+        let dots = |mm: f64| (mm * f64::from(*dpi) / 25.4).round() as i64;
+        // Each symbol's box on the sheet, in dots; a 1-D symbol's upper
+        // half only (its human-readable text is below the bars).
+        let boxes: Vec<String> = barcodes
+            .iter()
+            .map(|(e, two_d)| {
+                let (x, y) = (f(e, "x"), f(e, "y"));
+                let (w, h) = (f(e, "width"), f(e, "height"));
+                let h = if *two_d { h } else { h * 0.5 };
+                format!("{},{},{},{}", dots(x), dots(y), dots(x + w), dots(y + h))
+            })
+            .collect();
+        for image in [png, drawn] {
+            let mut args = vec![image.as_os_str()];
+            args.extend(boxes.iter().map(std::ffi::OsStr::new));
+            let report = python_json("runs.py", &args, "Pillow");
+            for ((element, two_d), runs) in barcodes.iter().zip(report.as_array().unwrap()) {
+                let mut lines: Vec<&Value> = runs["rows"].as_array().unwrap().iter().collect();
+                if *two_d {
+                    lines.extend(runs["cols"].as_array().unwrap());
+                }
+                // Every symbol here has modules of 2 dots or more.
+                let module = module_dots(&lines);
+                assert!(
+                    module >= 2,
+                    "{} at {dpi} dpi in {}: runs of no common module: {lines:?}",
+                    element["format"],
+                    image.display()
+                );
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------- HTTP
 
 async fn post(base: &str, token: &str, query: &str, accept: Option<&str>, body: &Value) -> Reply {

@@ -75,6 +75,9 @@ pub struct Fitted {
     pub module: f64,
     pub x: f64,
     pub y: f64,
+    /// The symbol's size in mm: a whole number of modules across, and for a
+    /// 2-D symbol down (0 for a 1-D symbol, whose bars fill the height).
+    pub size: (f64, f64),
     /// Where the human-readable text starts below the box top (1-D).
     pub text_top: f64,
 }
@@ -153,6 +156,7 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
             module,
             x: (w - sw) / 2.0,
             y: 0.0,
+            size: (sw, 0.0),
             text_top,
         });
     }
@@ -161,8 +165,67 @@ pub fn fit(symbol: &Symbol, options: &Options, frame: &Frame) -> Result<Fitted, 
         module,
         x: (w - sw) / 2.0,
         y: (h - sh) / 2.0,
+        size: (sw, sh),
         text_top: h,
     })
+}
+
+impl Fitted {
+    /// The symbol's offsets in its box (`x`, `y`) moved so that its edges
+    /// fall on a printer's dot grid: `dot` mm apart, counted from the
+    /// sheet's top-left corner. `at` is the box's top-left on the sheet
+    /// after a clockwise `quarter_turns` rotation of the `box_size` (w, h)
+    /// box. Each offset moves by less than one dot, to the nearer grid line
+    /// that keeps the symbol inside its box, else the other one, else not
+    /// at all; a 1-D symbol moves only across its bars.
+    pub fn on_dot_grid(
+        &self,
+        box_size: (f64, f64),
+        at: (f64, f64),
+        quarter_turns: u8,
+        dot: f64,
+    ) -> (f64, f64) {
+        let (w, h) = box_size;
+        let (sw, sh) = self.size;
+        // Where each local axis runs on the sheet: (sheet origin along it,
+        // whether it runs backwards), for u (across) and v (down).
+        let (u_axis, v_axis) = match quarter_turns % 4 {
+            0 => ((at.0, false), (at.1, false)),
+            1 => ((at.1, false), (at.0 + h, true)),
+            2 => ((at.0 + w, true), (at.1 + h, true)),
+            _ => ((at.1 + w, true), (at.0, false)),
+        };
+        let x = snap(self.x, sw, w, u_axis, dot);
+        let y = if sh > 0.0 {
+            snap(self.y, sh, h, v_axis, dot)
+        } else {
+            self.y
+        };
+        (x, y)
+    }
+}
+
+/// `offset` of a symbol `extent` long in a box `room` long, moved so the
+/// symbol's leading edge on the sheet lies on the grid (see
+/// [`Fitted::on_dot_grid`]).
+fn snap(offset: f64, extent: f64, room: f64, (origin, backwards): (f64, bool), dot: f64) -> f64 {
+    if !(dot > 0.0) || !origin.is_finite() {
+        return offset;
+    }
+    let edge = if backwards {
+        origin - offset - extent
+    } else {
+        origin + offset
+    };
+    let grid = edge / dot;
+    let (down, up) = (grid.floor() * dot - edge, grid.ceil() * dot - edge);
+    let mut moves = [down, up];
+    moves.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
+    let fits = |m: f64| {
+        let moved = if backwards { offset - m } else { offset + m };
+        (moved >= -1e-9 && moved + extent <= room + 1e-9).then_some(moved)
+    };
+    moves.into_iter().find_map(fits).unwrap_or(offset)
 }
 
 /// Module size in mm: the requested one, else the largest that fits; snapped
@@ -204,6 +267,65 @@ mod tests {
         Symbol::Linear {
             bars: (0..n).map(|i| i % 2 == 0).collect(),
         }
+    }
+
+    #[test]
+    fn on_the_dot_grid_the_symbol_edges_land_on_whole_dots_inside_the_box() {
+        let dot = 25.4 / 203.0;
+        // 21 x 21 modules of 2 dots in a 30 mm box: 3.71 mm to spare each way.
+        let matrix = Symbol::Matrix {
+            width: 21,
+            height: 21,
+            row_height: 1,
+            modules: vec![true; 21 * 21],
+        };
+        let f = fit(
+            &matrix,
+            &Options::default(),
+            &Frame {
+                dpi: Some(203.0),
+                ..frame(30.0, 30.0)
+            },
+        )
+        .unwrap();
+        let on_grid = |v: f64| ((v / dot) - (v / dot).round()).abs() < 1e-6;
+        for turns in 0..4u8 {
+            for at in [(10.37, 20.011), (0.05, 7.7), (3.0, 3.0)] {
+                let (x, y) = f.on_dot_grid((30.0, 30.0), at, turns, dot);
+                assert!(
+                    (x - f.x).abs() < dot && (y - f.y).abs() < dot,
+                    "moved by less than a dot"
+                );
+                assert!(x >= 0.0 && x + f.size.0 <= 30.0 && y >= 0.0 && y + f.size.1 <= 30.0);
+                // The symbol's top-left on the sheet (square box: the same
+                // corner formula for every quarter turn, up to its side).
+                let (sx, sy) = match turns {
+                    0 => (at.0 + x, at.1 + y),
+                    1 => (at.0 + 30.0 - y - f.size.1, at.1 + x),
+                    2 => (at.0 + 30.0 - x - f.size.0, at.1 + 30.0 - y - f.size.1),
+                    _ => (at.0 + y, at.1 + 30.0 - x - f.size.0),
+                };
+                assert!(on_grid(sx) && on_grid(sy), "{turns} {at:?}: {sx} {sy}");
+            }
+        }
+        // A 1-D symbol moves only across; one that fills its box stays.
+        let bars = fit(
+            &linear(40),
+            &Options::default(),
+            &Frame {
+                dpi: Some(203.0),
+                ..frame(40.0, 10.0)
+            },
+        )
+        .unwrap();
+        let (x, y) = bars.on_dot_grid((40.0, 10.0), (1.234, 5.678), 0, dot);
+        assert!(on_grid(1.234 + x) && y == bars.y);
+        let full = Fitted {
+            x: 0.0,
+            size: (40.0, 0.0),
+            ..bars.clone()
+        };
+        assert_eq!(full.on_dot_grid((40.0, 10.0), (1.234, 0.0), 0, dot).0, 0.0);
     }
 
     #[test]

@@ -14,9 +14,11 @@ use crate::style::Rgb;
 /// The symbol itself is an SVG (one merged path) handed to Typst as a virtual
 /// image file: Typst embeds it as vector paths, and parsing one SVG path is far
 /// cheaper than evaluating thousands of Typst `curve` calls.
-pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
+///
+/// With `settings.print_dpi`, the symbol is drawn for that printer's dot
+/// grid (see [`on_dot_grid`]). `at` is the placed box's top-left on the sheet.
+pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
     let b = &barcode.spec;
-    let fitted = &barcode.symbol;
     let opts = b.options.clone().unwrap_or_default();
     let fg = opts
         .color
@@ -25,6 +27,39 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
         .unwrap_or(Rgb::BLACK)
         .hex();
     let bg = opts.background_color.as_deref().and_then(Rgb::parse);
+    let (w, h) = (b.width, b.height);
+    // The alternative text is the encoded content: the accessible profiles
+    // (PDF/UA, PDF/A-*a) require one for every image, and a reader that
+    // cannot scan the symbol can read what it says.
+    let alt = string(&b.content.replace(char::is_control, " "));
+    let mut parts = match ctx.doc.settings.print_dpi {
+        Some(dpi) if dpi > 0.0 => on_dot_grid(ctx, barcode, at, dpi, &fg, bg, &alt),
+        _ => whole_box(ctx, barcode, &fg, bg, &alt),
+    };
+    if let Some((style, text)) = &barcode.text {
+        let mut body = ctx.text_body(text, style);
+        // A link in `hrt.style` covers the text's box (validation refuses
+        // it together with the element's own link, which covers it all).
+        let mut pad = 0.0;
+        if let Some(link) = b.hrt.as_ref().and_then(|h| h.style.as_ref()?.link.as_ref()) {
+            pad = link.padding.unwrap_or(0.0);
+            body = ctx.link_body(link, body);
+        }
+        let _ = write!(
+            parts,
+            "; place(dx: {}, dy: {}, {body})",
+            mm(0.0 - pad),
+            mm(barcode.symbol.text_top - pad),
+        );
+    }
+    format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h))
+}
+
+/// The symbol as one SVG image the size of the whole box, the symbol at its
+/// fitted place in it (and the background, if any, filling it).
+fn whole_box(ctx: &mut Ctx, barcode: &Barcode, fg: &str, bg: Option<Rgb>, alt: &str) -> String {
+    let b = &barcode.spec;
+    let fitted = &barcode.symbol;
     let (w, h) = (b.width, b.height);
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}mm\" height=\"{}mm\">",
@@ -47,34 +82,98 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode) -> String {
         num(fitted.y),
         num(fitted.module),
         fitted.vector.path_data((0.0, 0.0)),
-        fitted.vector.rings((0.0, 0.0), &fg)
+        fitted.vector.rings((0.0, 0.0), fg)
     );
+    let index = push_image(ctx, svg);
+    format!(
+        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {alt}))",
+        mm(w),
+        mm(h)
+    )
+}
+
+/// The symbol for a printer of `dpi`: its edges moved onto the dot grid
+/// (by less than a dot, inside the box; its modules are whole dots
+/// already), and its image exactly the symbol, so that a sheet rasterised
+/// at `dpi` (PNG, ZPL) has every bar, space and module a whole number of
+/// dots wherever the element is placed.
+///
+/// typst-render draws an SVG image into a texture of its size in pixels
+/// rounded up, then paints that texture scaled to the image's size: an
+/// image a fraction of a pixel larger than whole dots gets one more texture
+/// pixel and every bar drifts across the symbol. So the image is a
+/// thousandth of a dot short of whole dots across (and its intrinsic height
+/// a hundred-thousandth short, which sizes the texture's height down): its
+/// texture is exactly one pixel per dot, painted back one to one.
+fn on_dot_grid(
+    ctx: &mut Ctx,
+    barcode: &Barcode,
+    at: (f64, f64),
+    dpi: f64,
+    fg: &str,
+    bg: Option<Rgb>,
+    alt: &str,
+) -> String {
+    let b = &barcode.spec;
+    let fitted = &barcode.symbol;
+    let dot = 25.4 / dpi;
+    let turns = (b.rotation.unwrap_or(0.0) / 90.0).round().rem_euclid(4.0) as u8;
+    let (x, y) = fitted.on_dot_grid((b.width, b.height), at, turns, dot);
+    let (sw, sh) = (
+        fitted.vector.width * fitted.module,
+        fitted.vector.height * fitted.module,
+    );
+    let intrinsic_h = sh * (1.0 - 1e-5);
+    let svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}mm\" height=\"{}mm\" preserveAspectRatio=\"none\"><g transform=\"scale({})\"><path fill=\"{fg}\" d=\"{}\"/>{}</g></svg>",
+        num_exact(sw),
+        num_exact(intrinsic_h),
+        num_exact(sw),
+        num_exact(intrinsic_h),
+        num_exact(fitted.module),
+        fitted.vector.path_data((0.0, 0.0)),
+        fitted.vector.rings((0.0, 0.0), fg)
+    );
+    let index = push_image(ctx, svg);
+    // typst-render sizes the texture from the larger of the image's width
+    // and its height times the intrinsic aspect: the height is shaved twice
+    // as much, so the width decides.
+    let shave = dot * 1e-3;
+    let view_h = intrinsic_h * (sw - 2.0 * shave) / sw;
+    let fill = bg.map_or(String::new(), |c| {
+        format!(
+            "place(rect(width: 100%, height: 100%, stroke: none, fill: rgb(\"{}\"))); ",
+            c.hex()
+        )
+    });
+    format!(
+        "{fill}place(dx: {}, dy: {}, image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {alt}))",
+        mm_exact(x),
+        mm_exact(y),
+        mm_exact(sw - shave),
+        mm_exact(view_h)
+    )
+}
+
+fn push_image(ctx: &mut Ctx, svg: String) -> usize {
     let index = ctx.images.len();
     ctx.images.push(Arc::new(svg.into_bytes()));
-    // The alternative text is the encoded content: the accessible profiles
-    // (PDF/UA, PDF/A-*a) require one for every image, and a reader that
-    // cannot scan the symbol can read what it says.
-    let mut parts = format!(
-        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {}))",
-        mm(w),
-        mm(h),
-        string(&b.content.replace(char::is_control, " "))
-    );
-    if let Some((style, text)) = &barcode.text {
-        let mut body = ctx.text_body(text, style);
-        // A link in `hrt.style` covers the text's box (validation refuses
-        // it together with the element's own link, which covers it all).
-        let mut pad = 0.0;
-        if let Some(link) = b.hrt.as_ref().and_then(|h| h.style.as_ref()?.link.as_ref()) {
-            pad = link.padding.unwrap_or(0.0);
-            body = ctx.link_body(link, body);
-        }
-        let _ = write!(
-            parts,
-            "; place(dx: {}, dy: {}, {body})",
-            mm(0.0 - pad),
-            mm(fitted.text_top - pad),
-        );
+    index
+}
+
+/// A length in mm to the precision the dot grid needs: [`num`] keeps four
+/// decimals (0.1 um), which is a tenth of a dot at 300 dpi over a 100 mm
+/// label's positions; nine keep every edge within a millionth of a dot.
+fn num_exact(v: f64) -> String {
+    let text = format!("{v:.9}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.to_string()
     }
-    format!("box(width: {}, height: {}, {{ {parts} }})", mm(w), mm(h))
+}
+
+fn mm_exact(v: f64) -> String {
+    format!("{}mm", num_exact(v))
 }

@@ -481,7 +481,7 @@ impl Ctx<'_> {
 
     fn barcode(&mut self, b: &Barcode, (x, y): (f64, f64)) -> Placed {
         let spec = &b.spec;
-        let body = super::barcode::draw(self, b);
+        let body = super::barcode::draw(self, b, (x, y));
         Placed {
             x,
             y,
