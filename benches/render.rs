@@ -16,6 +16,12 @@
 //! ratio of criterion's medians and the median ratio of 60 alternating
 //! rounds. Issue 19's goal: at most 2.
 //!
+//! `label_zpl`: LABEL as ZPL at 203 dpi against LABEL as a PNG of the same
+//! sheet at 203 dpi, one engine, in one run: the median ratio of 60
+//! alternating rounds (the request, the auth and the answer cost the same
+//! for both over HTTP, so the render is what differs). Issue 30's goal: at
+//! most 1.5.
+//!
 //! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
 //! dependencies; a release build of typst takes ~17 minutes on 2 cores), or
 //! one group: `cargo bench --profile dev --bench render -- label_scripts`.
@@ -28,7 +34,7 @@ use std::time::SystemTime;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use labelpress::engine::fonts::FontOptions;
-use labelpress::engine::{Output, PngOptions};
+use labelpress::engine::{Output, PngOptions, ZplOptions};
 use labelpress::Engine;
 
 /// The benchmark labels as JSON values.
@@ -331,6 +337,65 @@ fn label_png(c: &mut Criterion) {
     );
 }
 
+/// JSON in, ZPL of every sheet at 203 dpi out (validation included).
+fn zpl_203(engine: &Engine, body: &[u8]) -> Vec<u8> {
+    let doc = engine.validate(body).unwrap();
+    let output = Output::Zpl(ZplOptions {
+        dpi: Some(203),
+        ..ZplOptions::default()
+    });
+    engine.render_as(&doc, &output).unwrap().bytes
+}
+
+/// LABEL as ZPL against LABEL as PNG, both at 203 dpi.
+fn label_zpl(c: &mut Criterion) {
+    let engine = engine();
+    let docs = bytes(&labels());
+    let mut group = c.benchmark_group("label_zpl");
+    let mut n = 0;
+    group.bench_function("zpl_203dpi", |b| {
+        b.iter(|| {
+            n = (n + 1) % docs.len();
+            zpl_203(&engine, &docs[n])
+        })
+    });
+    group.finish();
+    let batch = |zpl: bool| {
+        let start = std::time::Instant::now();
+        let mut bytes = 0;
+        for doc in &docs {
+            bytes += if zpl {
+                zpl_203(&engine, doc).len()
+            } else {
+                png_203(&engine, doc).len()
+            };
+        }
+        (
+            start.elapsed().as_secs_f64() * 1000.0 / docs.len() as f64,
+            bytes / docs.len(),
+        )
+    };
+    let rounds: Vec<((f64, usize), (f64, usize))> = (0..60)
+        .map(|round| {
+            if round % 2 == 0 {
+                let png = batch(false);
+                (png, batch(true))
+            } else {
+                let zpl = batch(true);
+                (batch(false), zpl)
+            }
+        })
+        .collect();
+    println!(
+        "label_zpl: 60 alternating rounds: median ms/render png {:.3}, zpl {:.3}; median of the rounds' zpl/png = {:.3} (goal: at most 1.5); bytes png {}, zpl {}",
+        median(rounds.iter().map(|r| r.0 .0).collect()),
+        median(rounds.iter().map(|r| r.1 .0).collect()),
+        median(rounds.iter().map(|r| r.1 .0 / r.0 .0).collect()),
+        rounds[0].0 .1,
+        rounds[0].1 .1,
+    );
+}
+
 /// Single-threaded, as a render in the server runs: on a render thread
 /// whose rayon work stays on it (`engine::threads`).
 fn label_single_threaded(c: &mut Criterion) {
@@ -338,6 +403,7 @@ fn label_single_threaded(c: &mut Criterion) {
     label(c);
     label_scripts(c);
     label_png(c);
+    label_zpl(c);
 }
 
 criterion_group!(benches, label_single_threaded);

@@ -1,6 +1,6 @@
 //! `labelpress print REQUEST --printer HOST[:PORT] [--copies N] [--dpi N]
 //! [--sheet N] [--timeout S]`: renders the request as ZPL and sends it to a
-//! network label printer's raw port (docs/cli.md, "Printing").
+//! network label printer's raw port (docs/cli.md, "ZPL and printing").
 //!
 //! Invariants: nothing is sent unless the whole ZPL rendered (an invalid
 //! request prints its API-002 body and exits 1 with the printer untouched);
