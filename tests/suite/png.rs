@@ -254,7 +254,14 @@ fn a_sheet_past_the_end_a_dpi_out_of_range_and_too_many_pixels_are_refused() {
 
 // ---------------------------------------------------------------- HTTP
 
-async fn post(base: &str, token: &str, query: &str, accept: Option<&str>, body: &Value) -> Reply {
+/// `POST /api/v1/label{query}` with a bearer token and, if given, `Accept`.
+pub(crate) async fn post(
+    base: &str,
+    token: &str,
+    query: &str,
+    accept: Option<&str>,
+    body: &Value,
+) -> Reply {
     let mut request = server::client()
         .post(format!("{base}/api/v1/label{query}"))
         .bearer_auth(token)

@@ -16,7 +16,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::gallery::{check_barcodes, maxicode_boxes};
-use crate::server::{self, await_balance, binary, new_token, Reply};
+use crate::png::post;
+use crate::server::{self, await_balance, binary, new_token};
 use crate::support::*;
 
 /// The dots of each `^XA ... ^XZ` label: (`^PW`, `^LL`).
@@ -78,8 +79,8 @@ fn draw(jobs: &Value, dir: &Path) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// A barcode element's box with `x`, `y` read from the sheet's top-left, for
-/// requests whose pages have no margin (MaxiCode is decoded from its crop).
+/// The sheet boxes (mm) of a request's MaxiCodes, which zxing-cpp decodes
+/// only from a crop of the symbol alone.
 fn boxes(request: &Value) -> Vec<[f64; 4]> {
     maxicode_boxes(request)
         .into_iter()
@@ -306,17 +307,6 @@ fn with_print_dpi_every_bar_and_module_is_whole_dots_wherever_the_symbol_is_plac
 }
 
 // ---------------------------------------------------------------- HTTP
-
-async fn post(base: &str, token: &str, query: &str, accept: Option<&str>, body: &Value) -> Reply {
-    let mut request = server::client()
-        .post(format!("{base}/api/v1/label{query}"))
-        .bearer_auth(token)
-        .json(body);
-    if let Some(accept) = accept {
-        request = request.header("Accept", accept);
-    }
-    server::reply(request.send().await.unwrap()).await
-}
 
 /// Two sheets of 50 x 30 mm: a text on each.
 fn two_labels() -> Value {
