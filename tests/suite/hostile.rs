@@ -239,6 +239,27 @@ async fn health_while<F: std::future::Future>(base: &str, work: F) -> (F::Output
     (output, probes.await.unwrap())
 }
 
+/// Why a ZPL answer is not only labelpress's own labels: each `^XA` closed
+/// by a `^XZ`, and nothing but graphic fields and the label's size between
+/// them (whatever the document's text said, no command of it reached the
+/// printer).
+fn zpl_problem(zpl: &str) -> Option<String> {
+    let mut labels = 0;
+    for line in zpl.lines() {
+        let known = ["^XA", "^XZ", "^PW", "^LL", "^LH0,0", "^FO0,", "^PQ"];
+        if !known.iter().any(|k| line.starts_with(k)) {
+            return Some(format!("an unexpected line {:.60}", line));
+        }
+        if line.starts_with("^FO0,") && !(line.contains("^GFA,") && line.ends_with("^FS")) {
+            return Some("a field that is not one graphic".into());
+        }
+        labels += usize::from(line == "^XA");
+        labels -= usize::from(line == "^XZ").min(labels);
+    }
+    (!zpl.starts_with("^XA\n") || !zpl.ends_with("^XZ\n") || labels != 0 || zpl.contains('~'))
+        .then(|| "labels not closed, or a ~ command".into())
+}
+
 /// What went wrong with one case, if anything.
 fn check(case: &Case, reply: &Reply) -> Option<String> {
     let expect = &case.spec["expect"];
@@ -248,8 +269,14 @@ fn check(case: &Case, reply: &Reply) -> Option<String> {
     if reply.status != status {
         return Some(format!("status {} (want {status}): {shown}", reply.status));
     }
-    if status == 200 && case.spec["path"].as_str().unwrap_or("/api/v1/label") == "/api/v1/label" {
-        if !reply.bytes.starts_with(b"%PDF-") {
+    let path = case.spec["path"].as_str().unwrap_or("/api/v1/label");
+    if status == 200 && path.split('?').next() == Some("/api/v1/label") {
+        let zpl = reply.header("content-type").as_deref() == Some("application/zpl");
+        if zpl {
+            if let Some(why) = zpl_problem(&text) {
+                return Some(format!("200 with bad ZPL ({why}): {shown}"));
+            }
+        } else if !reply.bytes.starts_with(b"%PDF-") {
             return Some(format!("200 without a PDF: {shown}"));
         }
     }
