@@ -100,9 +100,11 @@ impl Engine {
         }
     }
 
-    /// Parses and validates a request body.
+    /// Parses and validates a request body, then lays its flow out onto
+    /// sheets (`crate::paginate`): both phases' refusals are API-001/002.
     pub fn validate(&self, body: &[u8]) -> Result<LaidOut, RequestError> {
-        validate::validate_bytes(body, &self.environment())
+        let document = validate::validate_bytes(body, &self.environment())?;
+        crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
     }
 
     /// Lowers a validated document to Typst source (for `--emit-typst`).

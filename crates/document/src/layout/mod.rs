@@ -2,8 +2,9 @@
 //! rows (measured with the fonts' advance widths), the flow of tables and
 //! stacks onto continuation sheets, where each element lands ([`geometry`])
 //! and, from all of it, the [`display`] list of what prints on each sheet.
-//! Validation calls it, so a row or block that cannot fit on a sheet is an
-//! API-002 error; the lowering writes the display list.
+//! Validation measures text boxes with it and pagination (`crate::paginate`)
+//! lays out tables and the flow, so a row or block that cannot fit on a
+//! sheet is an API-002 error; the lowering writes the display list.
 
 pub mod display;
 pub mod fallback;

@@ -5,8 +5,7 @@
 //! errors of the others.
 
 mod barcode;
-mod elements;
-mod flow;
+pub(crate) mod elements;
 mod image;
 mod schema;
 mod table;
@@ -23,7 +22,6 @@ use serde_json::Value;
 
 use crate::config::{page_preset, RuntimeConfig};
 use crate::ir::{Document, Element, Page, Section};
-use crate::layout::{LaidOut, Sheets};
 use crate::model::{PageMargin, RawRequest, RawSection, Settings};
 use crate::profile::Profile;
 
@@ -74,7 +72,7 @@ pub struct Environment<'a> {
 }
 
 /// Parses and validates a request body.
-pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<LaidOut, RequestError> {
+pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
     // Duplicate keys are API-001 like a syntax error (crate::json_strict).
     let value: Value = crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
         line: e.line(),
@@ -85,7 +83,7 @@ pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<LaidOut, Request
 }
 
 /// Validates an already parsed JSON value.
-pub fn validate_value(value: Value, env: &Environment) -> Result<LaidOut, RequestError> {
+pub fn validate_value(value: Value, env: &Environment) -> Result<Document, RequestError> {
     let invalid = |path: &str, message: String| {
         RequestError::Invalid(vec![Violation {
             path: path.into(),
@@ -219,16 +217,17 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn finish(self, laid: LaidOut) -> Result<LaidOut, RequestError> {
+    fn finish(self, document: Document) -> Result<Document, RequestError> {
         if self.violations.is_empty() {
-            Ok(laid)
+            Ok(document)
         } else {
             Err(RequestError::Invalid(self.violations))
         }
     }
 
-    /// The validated document, its pages' flow laid out onto sheets.
-    fn document(&mut self, raw: RawRequest) -> LaidOut {
+    /// The validated document (its flow is laid out onto sheets by
+    /// `crate::paginate`, which runs on it next).
+    fn document(&mut self, raw: RawRequest) -> Document {
         self.settings_rules();
         let limits = &self.env.config.limits;
         if raw.pages.is_empty() {
@@ -258,7 +257,6 @@ impl<'a> Validator<'a> {
         // (one violation per size, not one per page).
         let mut settings_margin_sizes = Vec::new();
         let mut pages = Vec::with_capacity(raw.pages.len());
-        let mut page_sheets: Vec<Sheets> = Vec::with_capacity(raw.pages.len());
         for (i, raw_page) in raw.pages.into_iter().enumerate() {
             let path = format!("pages[{i}]");
             let (width, height) = self.page_sizes[i];
@@ -294,18 +292,7 @@ impl<'a> Validator<'a> {
             let footer_h = footer.as_ref().map_or(0.0, |s| s.height);
             self.body_height = content.bottom().min(height - footer_h) - content.y.max(header_h);
             page.elements = self.elements(&format!("{path}.elements"), raw_page.elements, &frame);
-            page_sheets.push(self.page_flow(&path, &page, header_h, footer_h));
             pages.push(page);
-        }
-        let sheets: usize = page_sheets.iter().map(|s| s.count).sum();
-        if sheets > limits.sheets {
-            self.push(
-                "pages",
-                format!(
-                    "the document needs {sheets} sheets with its continuation sheets; at most {} are allowed",
-                    limits.sheets
-                ),
-            );
         }
         if self.element_count > limits.elements {
             self.push(
@@ -334,14 +321,11 @@ impl<'a> Validator<'a> {
                 ),
             );
         }
-        LaidOut {
-            document: Document {
-                settings: self.settings.clone(),
-                pages,
-                header,
-                footer,
-            },
-            sheets: page_sheets,
+        Document {
+            settings: self.settings.clone(),
+            pages,
+            header,
+            footer,
         }
     }
 

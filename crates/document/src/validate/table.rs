@@ -452,7 +452,7 @@ impl Validator<'_> {
             return None;
         };
         // Where the flow starts a block is known only after pagination
-        // (`Validator::page_flow`); until then a block starts at the body's top.
+        // (`crate::paginate`); until then a block starts at the body's top.
         let block_frame = frame.block(&table.spec, frame.origin.1);
         let mut blocks = Vec::new();
         let mut block_heights = Vec::new();

@@ -1,23 +1,80 @@
-//! Validation's call into layout: tables are laid out and the page's flow
-//! is paginated here, so a row, header or block that cannot fit on a sheet,
-//! or a document over the sheet limit, is an API-002 error with a path.
+//! Pagination, the phase after validation: the tables and stacks of a valid
+//! document are laid out (cells measured with the fonts) and its pages' flow
+//! spread over sheets. The rules that need those measurements are checked
+//! here, as API-002 with a path: a row, header or block that cannot fit on a
+//! sheet, a stack block's child outside the content box where the flow put
+//! the block, a document over the sheet limit.
+//!
+//! Validation (`crate::validate`) resolves and checks what needs no flow;
+//! this phase only runs on a document that passed it, and returns a new
+//! value, the [`LaidOut`] the lowering and the warnings read.
 
 use std::sync::Arc;
 
-use super::elements::{content_box_message, outside_down};
-use super::{element_bounds, Frame, Validator};
-use crate::ir::{Element, Page, Table};
-use crate::layout::{self, FlowItem, PieceKind, SheetGeometry, Sheets, TableEnv};
+use crate::config::RuntimeConfig;
+use crate::ir::{Document, Element, Page, Table};
+use crate::layout::geometry::{element_bounds, Frame};
+use crate::layout::{
+    self, FlowItem, FontCatalog, LaidOut, PieceKind, SheetGeometry, Sheets, TableEnv,
+};
+use crate::validate::elements::{content_box_message, outside_down};
+use crate::validate::{RequestError, Violation};
 
-impl Validator<'_> {
+/// Lays out the flow of every page of a validated document onto sheets.
+pub fn paginate(
+    document: Document,
+    fonts: &dyn FontCatalog,
+    config: &RuntimeConfig,
+) -> Result<LaidOut, RequestError> {
+    let mut pager = Pager {
+        document: &document,
+        fonts,
+        config,
+        violations: Vec::new(),
+    };
+    let header_h = document.header.as_ref().map_or(0.0, |s| s.height);
+    let footer_h = document.footer.as_ref().map_or(0.0, |s| s.height);
+    let sheets: Vec<Sheets> = document
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| pager.page_flow(&format!("pages[{i}]"), page, header_h, footer_h))
+        .collect();
+    let count: usize = sheets.iter().map(|s| s.count).sum();
+    let limit = config.limits.sheets;
+    if pager.violations.is_empty() && count > limit {
+        pager.push(
+            "pages",
+            format!(
+                "the document needs {count} sheets with its continuation sheets; at most {limit} are allowed"
+            ),
+        );
+    }
+    if pager.violations.is_empty() {
+        Ok(LaidOut { document, sheets })
+    } else {
+        Err(RequestError::Invalid(pager.violations))
+    }
+}
+
+/// What pagination reads and the violations it finds.
+struct Pager<'a> {
+    document: &'a Document,
+    fonts: &'a dyn FontCatalog,
+    config: &'a RuntimeConfig,
+    violations: Vec<Violation>,
+}
+
+impl Pager<'_> {
+    fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.violations.push(Violation {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
     /// Lays out the tables and stacks of a valid page and spreads them over sheets.
-    pub(crate) fn page_flow(
-        &mut self,
-        path: &str,
-        page: &Page,
-        header_h: f64,
-        footer_h: f64,
-    ) -> Sheets {
+    fn page_flow(&mut self, path: &str, page: &Page, header_h: f64, footer_h: f64) -> Sheets {
         let single = Sheets {
             count: 1,
             pieces: Vec::new(),
@@ -130,9 +187,9 @@ impl Validator<'_> {
         frame: &Frame,
     ) -> Option<layout::TableLayout> {
         let env = TableEnv {
-            fonts: self.env.fonts,
-            sys: &self.env.config.defaults,
-            settings: &self.settings,
+            fonts: self.fonts,
+            sys: &self.config.defaults,
+            settings: &self.document.settings,
         };
         match layout::lay_out(t, frame.origin.0 + t.spec.x, &env) {
             Ok(laid) => Some(laid),
