@@ -71,6 +71,10 @@ pub enum Command {
         /// Pure black and white PNG (1-bit), for direct thermal printers.
         #[arg(long)]
         mono: bool,
+        /// ZPL: the barcodes the printer can draw exactly as placed are
+        /// written as its own commands (see docs/cli.md); the rest as dots.
+        #[arg(long)]
+        native_barcodes: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -97,6 +101,10 @@ pub enum Command {
         /// for each write to it.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         timeout: u64,
+        /// The barcodes the printer can draw exactly as placed are written
+        /// as its own commands; the rest as dots.
+        #[arg(long)]
+        native_barcodes: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -377,6 +385,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             dpi,
             sheet,
             mono,
+            native_barcodes,
             engine,
         } => {
             let png = render::PngArgs {
@@ -384,6 +393,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
                 dpi,
                 sheet: sheet.map(|s| s as usize),
                 mono,
+                native_barcodes,
             };
             let engine = engine.engine()?;
             let body = read_request(&request)?;
@@ -396,6 +406,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
             dpi,
             sheet,
             timeout,
+            native_barcodes,
             engine,
         } => {
             let job = print::Job {
@@ -404,6 +415,7 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
                     dpi,
                     sheet: sheet.map(|s| s as usize),
                     copies,
+                    native_barcodes,
                 },
                 timeout: std::time::Duration::from_secs(timeout),
             };

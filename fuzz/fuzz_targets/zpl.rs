@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     let rows = pixels.len() / 4 / width;
     let dots = Dots::from_rgba(&pixels[..rows * width * 4], width);
     let mut zpl = String::new();
-    write_label(&dots, 1, &mut zpl);
+    write_label(&dots, &[], 1, &mut zpl);
     // Every field's data is its rows of the sheet, exactly.
     let mut covered = vec![0u8; dots.bits.len()];
     for field in zpl.split("^FO0,").skip(1) {

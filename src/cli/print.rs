@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::output::print_api_error;
 use crate::exit::{Exit, Failure};
-use labelpress_document::engine::{Engine, ZplOptions};
+use labelpress_document::engine::{Engine, Output, ZplOptions};
 
 /// The raw printing port (HP JetDirect's, which every Zebra listens on).
 pub const RAW_PORT: u16 = 9100;
@@ -93,7 +93,7 @@ pub struct Job {
 }
 
 pub fn run(engine: &Engine, body: &[u8], job: &Job) -> Result<Exit, Failure> {
-    let doc = match engine.validate(body) {
+    let doc = match engine.validate_for(body, &Output::Zpl(job.options)) {
         Ok(doc) => doc,
         Err(e) => return Ok(print_api_error(e.into(), true)),
     };

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::output::{is_stdin, print_api_error, Destination};
 use crate::exit::{Exit, Failure};
 use labelpress_document::engine::Engine;
-use labelpress_document::engine::{raster, ZplOptions};
+use labelpress_document::engine::{raster, Output, ZplOptions};
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,6 +25,8 @@ pub struct PngArgs {
     pub dpi: Option<u32>,
     pub sheet: Option<usize>,
     pub mono: bool,
+    /// ZPL: barcodes the printer can draw as placed are its own commands.
+    pub native_barcodes: bool,
 }
 
 impl PngArgs {
@@ -46,6 +48,9 @@ impl PngArgs {
                 "--dpi, --sheet and --mono shape PNG or ZPL output: add --format png|zpl or -o NAME.png|NAME.zpl",
             ),
             FormatArg::Zpl if self.mono => refuse("ZPL is always black and white: drop --mono"),
+            FormatArg::Pdf | FormatArg::Png if self.native_barcodes => {
+                refuse("--native-barcodes shapes ZPL output: add --format zpl or -o NAME.zpl")
+            }
             _ => Ok(format),
         }
     }
@@ -55,6 +60,7 @@ impl PngArgs {
             dpi: self.dpi,
             sheet: self.sheet,
             copies: 1,
+            native_barcodes: self.native_barcodes,
         }
     }
 }
@@ -92,7 +98,11 @@ pub fn run(
     } else {
         png.format(output.as_deref())?
     };
-    let doc = match engine.validate(body) {
+    let validated = match format {
+        FormatArg::Zpl => engine.validate_for(body, &Output::Zpl(png.zpl())),
+        _ => engine.validate(body),
+    };
+    let doc = match validated {
         Ok(doc) => doc,
         Err(e) => return Ok(print_api_error(e.into(), errors_on_stderr)),
     };

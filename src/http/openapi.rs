@@ -254,7 +254,9 @@ fn code_meaning(code: &str) -> &'static str {
         "API-003" => "the body is larger than `limits.body_bytes`",
         "API-004" => "the Content-Type is not `application/json`",
         "API-005" => "no such route or method",
-        "API-006" => "a query parameter (`format`, `dpi`, `sheet`, `mono`) is not valid",
+        "API-006" => {
+            "a query parameter (`format`, `dpi`, `sheet`, `mono`, `barcodes`) is not valid"
+        }
         "API-007" => "`Accept` names only media types the route cannot produce",
         "API-101" => "Authorization is missing or not a bearer token",
         "API-102" => "the token was rejected (invalid, expired, exhausted, revoked or banned)",
@@ -375,6 +377,9 @@ fn render_parameters() -> Value {
         {"name": "mono", "in": "query", "required": false,
          "description": "PNG only: `true` for a 1-bit black-and-white PNG (direct thermal printers); `false` (default) for RGB. `1` and `0` are taken too; anything else: 400 API-006.",
          "schema": {"type": "boolean", "default": false}},
+        {"name": "barcodes", "in": "query", "required": false,
+         "description": "ZPL only: `native` writes the QR Codes and Data Matrix symbols the printer can draw exactly as placed (the document's `settings.print_dpi` equal to the label's dpi, upright, black, printable ASCII content, no option but a QR Code's `ecl`) as its own `^BQ`/`^BX` commands, everything else as dots; `graphic` (default) writes every barcode as dots. ASCII case ignored; anything else: 400 API-006.",
+         "schema": {"type": "string", "enum": ["native", "graphic"], "default": "graphic"}},
     ])
 }
 
@@ -1186,12 +1191,14 @@ mod tests {
         assert!(responses.get("404").is_none());
         assert_eq!(code_enum("400"), json!(["API-001", "API-006"]));
         assert!(responses["200"]["content"]["image/png"].is_object());
+        assert!(responses["200"]["content"]["application/zpl"].is_object());
+        assert_eq!(code_enum("406"), json!(["API-007"]));
         assert!(responses["200"]["headers"]["Vary"].is_object());
         let params = doc["paths"]["/api/v1/label"]["post"]["parameters"]
             .as_array()
             .unwrap();
         let names: Vec<&str> = params.iter().map(|p| p["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["format", "dpi", "sheet", "mono"]);
+        assert_eq!(names, ["format", "dpi", "sheet", "mono", "barcodes"]);
         let limits = labelpress_document::config::Limits::default();
         assert_eq!(params[1]["schema"]["maximum"], limits.png_dpi_max);
         assert_eq!(params[3]["schema"]["type"], "boolean");

@@ -105,6 +105,9 @@ pub struct Query {
     pub mono: Option<bool>,
     /// `format=pdf`, `png` or `zpl`: wins over `Accept`.
     pub format: Option<Format>,
+    /// `barcodes=native` (ZPL: the printer draws the barcodes it can) or
+    /// `graphic`.
+    pub native_barcodes: Option<bool>,
 }
 
 /// The values of `?format=`, as written (ASCII case ignored).
@@ -123,7 +126,7 @@ fn whole_number(text: &str) -> Option<u64> {
 }
 
 impl Query {
-    /// Reads `dpi`, `sheet`, `mono` and `format` from a raw query string; a repeated
+    /// Reads `dpi`, `sheet`, `mono`, `format` and `barcodes` from a raw query string; a repeated
     /// parameter is refused (which one was meant is not clear).
     pub fn parse(query: Option<&str>, limits: &Limits) -> Result<Query, ApiError> {
         let mut parsed = Query::default();
@@ -166,6 +169,16 @@ impl Query {
                         _ => return Err(bad("mono must be 1, 0, true or false")),
                     };
                     if parsed.mono.replace(mono).is_some() {
+                        return Err(repeated());
+                    }
+                }
+                "barcodes" => {
+                    let native = match value.to_ascii_lowercase().as_str() {
+                        "native" => true,
+                        "graphic" => false,
+                        _ => return Err(bad("barcodes must be native or graphic")),
+                    };
+                    if parsed.native_barcodes.replace(native).is_some() {
                         return Err(repeated());
                     }
                 }
@@ -214,6 +227,7 @@ impl Query {
                     dpi: self.dpi,
                     sheet: self.sheet,
                     copies: 1,
+                    native_barcodes: self.native_barcodes.unwrap_or(false),
                 })
             }
         })
@@ -286,6 +300,7 @@ mod tests {
                 sheet: Some(2),
                 mono: Some(true),
                 format: None,
+                native_barcodes: None,
             }
         );
         assert_eq!(Query::parse(None, &limits).unwrap(), Query::default());
@@ -320,6 +335,8 @@ mod tests {
             "format=",
             "format=pdf&format=png",
             "format=jpg",
+            "barcodes=vector",
+            "barcodes=native&barcodes=graphic",
         ] {
             let error = Query::parse(Some(bad), &limits).unwrap_err();
             assert_eq!((error.code(), error.status()), ("API-006", 400), "{bad}");
@@ -353,6 +370,7 @@ mod tests {
             sheet: None,
             mono: None,
             format: None,
+            native_barcodes: Some(true),
         };
         assert_eq!(q.output(Format::Pdf).unwrap(), Output::Pdf);
         assert_eq!(
@@ -368,7 +386,8 @@ mod tests {
             Output::Zpl(ZplOptions {
                 dpi: Some(300),
                 sheet: None,
-                copies: 1
+                copies: 1,
+                native_barcodes: true,
             })
         );
         let not_a_printers = Query {

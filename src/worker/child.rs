@@ -115,7 +115,7 @@ fn render(
     body: &[u8],
     output: &Output,
 ) -> Result<(labelpress_document::engine::Rendered, std::time::Duration), RenderError> {
-    let doc = engine.validate(body)?;
+    let doc = engine.validate_for(body, output)?;
     let started = std::time::Instant::now();
     let rendered = engine.render_as(&doc, output)?;
     Ok((rendered, started.elapsed()))

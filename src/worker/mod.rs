@@ -139,7 +139,9 @@ impl Renderer {
     ) -> Result<(Rendered, Duration), RenderFailure> {
         match self {
             Renderer::InProcess(engine) => {
-                let doc = engine.validate(body).map_err(RenderError::from)?;
+                let doc = engine
+                    .validate_for(body, output)
+                    .map_err(RenderError::from)?;
                 let started = Instant::now();
                 let rendered = engine.render_as(&doc, output)?;
                 Ok((rendered, started.elapsed()))

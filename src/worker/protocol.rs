@@ -301,6 +301,7 @@ mod tests {
             dpi: Some(600),
             sheet: Some(3),
             copies: 2,
+            native_barcodes: true,
         });
         write_json(&mut wire, &Job::Render(output)).unwrap();
         write_json(&mut wire, &Job::Render(zpl)).unwrap();

@@ -306,6 +306,102 @@ fn with_print_dpi_every_bar_and_module_is_whole_dots_wherever_the_symbol_is_plac
     }
 }
 
+/// With `--native-barcodes` (`?barcodes=native`), the QR Code and the Data
+/// Matrix of a document whose `print_dpi` is the label's are the printer's
+/// own `^BQ` and `^BX` at their places, Code 128 stays dots; the ZPL is
+/// smaller, and every symbol decodes from Zebrash's drawing where the
+/// graphic one is. A document without `print_dpi` is fitted at the label's
+/// dpi for it; one with another `print_dpi` keeps every barcode as dots.
+#[test]
+fn native_barcodes_are_the_printers_own_at_their_places_and_the_zpl_is_smaller() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut draw_jobs = Vec::new();
+    let mut cases = Vec::new();
+    for dpi in [203u32, 300] {
+        let (mut request, _) = off_grid_barcodes(dpi);
+        // Code 128, QR, Data Matrix and a turned QR (which stays dots).
+        let elements = request["pages"][0]["elements"].as_array_mut().unwrap();
+        elements.retain(|e| e["format"] != "gs1_128" && e["format"] != "ean13");
+        let path = dir.path().join(format!("native-{dpi}.json"));
+        std::fs::write(&path, request.to_string()).unwrap();
+        let zpl_of = |name: &str, native: bool| {
+            let out = dir.path().join(format!("{name}-{dpi}.zpl"));
+            let mut command = labelpress(dir.path());
+            command
+                .arg("render")
+                .arg(&path)
+                .arg("-o")
+                .arg(&out)
+                .arg("--no-system-fonts");
+            if native {
+                command.arg("--native-barcodes");
+            }
+            run(&mut command);
+            (out.clone(), std::fs::read_to_string(&out).unwrap())
+        };
+        let (graphic_path, graphic) = zpl_of("graphic", false);
+        let (native_path, native) = zpl_of("native", true);
+        assert_eq!(native.matches("^BQN,2,").count(), 1, "{native}");
+        assert_eq!(native.matches("^BXN,").count(), 1, "{native}");
+        assert!(!native.contains("^BC"), "Code 128 stays dots");
+        assert!(
+            native.len() < graphic.len(),
+            "{} >= {}",
+            native.len(),
+            graphic.len()
+        );
+        let (width, height) = label_sizes(&native)[0];
+        for (name, zpl) in [("graphic", &graphic_path), ("native", &native_path)] {
+            let prefix = dir.path().join(format!("{name}-{dpi}-zebrash"));
+            draw_jobs.push(
+                json!({"zpl": zpl, "dpi": dpi, "width": width, "height": height, "out": prefix}),
+            );
+        }
+        cases.push((dpi, request));
+    }
+    draw(&Value::Array(draw_jobs), dir.path());
+    for (dpi, request) in &cases {
+        let drawn = |name: &str| dir.path().join(format!("{name}-{dpi}-zebrash-1.png"));
+        let checks = json!([
+            {"theirs": [drawn("graphic")], "ours": [drawn("graphic")], "dpi": dpi, "boxes": []},
+            {"theirs": [drawn("native")], "ours": [drawn("native")], "dpi": dpi, "boxes": []},
+        ]);
+        let file = dir.path().join(format!("native-checks-{dpi}.json"));
+        std::fs::write(&file, checks.to_string()).unwrap();
+        let report = python_json("zplcheck.py", &[file.as_os_str()], "Pillow, zxing-cpp");
+        for entry in report.as_array().unwrap() {
+            check_barcodes(
+                request,
+                &entry["decoded"],
+                Path::new(&format!("ZPL at {dpi} dpi")),
+            );
+        }
+    }
+
+    // Without print_dpi the document is fitted at the label's dpi for native
+    // barcodes (so they go native); with another print_dpi nothing does.
+    for (settings, goes_native) in [(json!({}), true), (json!({"print_dpi": 300}), false)] {
+        let (mut request, _) = off_grid_barcodes(203);
+        request["settings"] = settings;
+        let path = dir.path().join("other-print-dpi.json");
+        std::fs::write(&path, request.to_string()).unwrap();
+        let out = dir.path().join("other-print-dpi.zpl");
+        run(labelpress(dir.path())
+            .arg("render")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .args(["--dpi", "203", "--native-barcodes", "--no-system-fonts"]));
+        let zpl = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            zpl.contains("^BQ") && zpl.contains("^BX"),
+            goes_native,
+            "{:?}: {zpl:.400}",
+            request["settings"]
+        );
+    }
+}
+
 // ---------------------------------------------------------------- HTTP
 
 /// Two sheets of 50 x 30 mm: a text on each.

@@ -24,6 +24,7 @@ pub mod json_strict;
 pub mod layout;
 pub mod lower;
 pub mod model;
+pub mod native_barcode;
 pub mod paginate;
 pub mod pdf;
 pub mod profile;

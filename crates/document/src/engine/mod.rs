@@ -107,6 +107,38 @@ impl Engine {
         crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
     }
 
+    /// Validates a request body for `output`: as [`Engine::validate`], but
+    /// ZPL with printer-native barcodes of a document without
+    /// `settings.print_dpi` is validated at the label's dpi, so that its
+    /// barcodes' modules are whole dots of that printer and can go native
+    /// (`crate::native_barcode`).
+    pub fn validate_for(&self, body: &[u8], output: &Output) -> Result<LaidOut, RequestError> {
+        let Output::Zpl(options) = output else {
+            return self.validate(body);
+        };
+        if !options.native_barcodes {
+            return self.validate(body);
+        }
+        let mut value: serde_json::Value =
+            crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
+                line: e.line(),
+                column: e.column(),
+                reason: e.to_string(),
+            })?;
+        if let Some(root) = value.as_object_mut() {
+            let settings = root
+                .entry("settings")
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let Some(settings) = settings.as_object_mut() {
+                settings
+                    .entry("print_dpi")
+                    .or_insert_with(|| options.dpi.unwrap_or(zpl::DEFAULT_DPI).into());
+            }
+        }
+        let document = validate::validate_value(value, &self.environment())?;
+        crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
+    }
+
     /// Lowers a validated document to Typst source (for `--emit-typst`).
     pub fn lower(&self, doc: &LaidOut) -> Lowered {
         lower::lower(doc, &self.config, self.fonts.as_ref())
@@ -160,13 +192,36 @@ impl Engine {
     ) -> Result<Rendered, RenderError> {
         let raster = zpl::resolve(options.dpi, &doc.document).map_err(refused)?;
         let limits = &self.config.limits;
+        let dpi = raster.dpi as u32;
+        let native_dpi = options.native_barcodes.then_some(dpi);
+        // Per sheet, the printer's own commands for its native barcodes.
+        let native: Vec<Vec<String>> = match native_dpi {
+            Some(dpi) => doc
+                .display_list()
+                .iter()
+                .map(|sheet| {
+                    sheet
+                        .items
+                        .iter()
+                        .filter_map(|item| match (item.element, item.bounds) {
+                            (crate::ir::Element::Barcode(b), Some(at)) => {
+                                crate::native_barcode::command(&doc.document, b, (at.x, at.y), dpi)
+                            }
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let mut out = String::new();
         let mut delivered = 0;
-        let sheets = self.draw_sheets(doc, options.sheet, now, |page, sheet| {
+        let sheets = self.draw_sheets(doc, options.sheet, native_dpi, now, |page, sheet| {
             let pixmap = raster.pixmap(page, sheet, limits)?;
             let dots = zpl::Dots::from_rgba(pixmap.data(), pixmap.width() as usize);
             drop(pixmap);
-            zpl::write_label(&dots, options.copies, &mut out);
+            let fields = native.get(sheet - 1).map_or(&[][..], Vec::as_slice);
+            zpl::write_label(&dots, fields, options.copies, &mut out);
             delivered += 1;
             if out.len() as u64 > limits.zpl_bytes {
                 return Err(Violation {
@@ -214,7 +269,7 @@ impl Engine {
         now: OffsetDateTime,
     ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
         let mut pngs = Vec::new();
-        let sheets = self.draw_sheets(laid, only, now, |page, sheet| {
+        let sheets = self.draw_sheets(laid, only, None, now, |page, sheet| {
             pngs.push(raster.png(page, sheet, &self.config.limits)?);
             Ok(())
         })?;
@@ -224,15 +279,17 @@ impl Engine {
     /// Compiles a validated document once and hands sheet `only` (1-based),
     /// or every sheet in order, to `draw`; returns the document's sheet
     /// count. A sheet past the end is refused (API-002 at `sheet`) before
-    /// anything is compiled.
+    /// anything is compiled. With `native_dpi`, printer-native barcodes are
+    /// left out of the sheets (`lower::lower_for`).
     fn draw_sheets(
         &self,
         laid: &LaidOut,
         only: Option<usize>,
+        native_dpi: Option<u32>,
         now: OffsetDateTime,
         mut draw: impl FnMut(&typst_layout::Page, usize) -> Result<(), Violation>,
     ) -> Result<usize, RenderError> {
-        let lowered = self.lower(laid);
+        let lowered = lower::lower_for(laid, &self.config, self.fonts.as_ref(), native_dpi);
         let sheets = lowered.sheets;
         if let Some(sheet) = only.filter(|s| !(1..=sheets).contains(s)) {
             return Err(refused(Violation {

@@ -49,6 +49,10 @@ pub struct ZplOptions {
     pub sheet: Option<usize>,
     /// Copies of each label the printer prints (`^PQ`, written above 1).
     pub copies: u32,
+    /// Barcodes the printer can draw exactly as placed are written as its
+    /// own commands (`crate::native_barcode`), the rest as dots.
+    #[serde(default)]
+    pub native_barcodes: bool,
 }
 
 impl Default for ZplOptions {
@@ -57,6 +61,7 @@ impl Default for ZplOptions {
             dpi: None,
             sheet: None,
             copies: 1,
+            native_barcodes: false,
         }
     }
 }
@@ -136,8 +141,9 @@ impl Dots {
     }
 }
 
-/// Appends one label (`^XA ... ^XZ`) printing `dots`, `copies` times.
-pub fn write_label(dots: &Dots, copies: u32, out: &mut String) {
+/// Appends one label (`^XA ... ^XZ`) printing `dots`, then the fields of
+/// `native` (printer-native barcodes, one a line), `copies` times.
+pub fn write_label(dots: &Dots, native: &[String], copies: u32, out: &mut String) {
     out.push_str("^XA\n");
     let _ = writeln!(out, "^PW{}", dots.width);
     let _ = writeln!(out, "^LL{}", dots.height);
@@ -152,6 +158,10 @@ pub fn write_label(dots: &Dots, copies: u32, out: &mut String) {
             graphic_field(rows, dots.row_bytes, out);
             out.push_str("^FS\n");
         }
+    }
+    for field in native {
+        out.push_str(field);
+        out.push('\n');
     }
     if copies > 1 {
         let _ = writeln!(out, "^PQ{copies}");
@@ -255,7 +265,7 @@ mod tests {
         }
         let dots = Dots::from_rgba(&rgba, width);
         let mut zpl = String::new();
-        write_label(&dots, 1, &mut zpl);
+        write_label(&dots, &[], 1, &mut zpl);
         assert!(zpl.starts_with("^XA\n^PW20\n^LL3\n^LH0,0\n"), "{zpl}");
         assert!(zpl.ends_with("^XZ\n") && !zpl.contains("^PQ"), "{zpl}");
         let fields = fields(&zpl);
@@ -277,7 +287,7 @@ mod tests {
         }
         let dots = Dots::from_rgba(&rgba, width);
         let mut zpl = String::new();
-        write_label(&dots, 3, &mut zpl);
+        write_label(&dots, &[], 3, &mut zpl);
         let fields = fields(&zpl);
         let ys: Vec<usize> = fields.iter().map(|f| f.0).collect();
         assert_eq!(ys, [0, 1_998]);

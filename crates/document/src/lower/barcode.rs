@@ -32,7 +32,12 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
     // (PDF/UA, PDF/A-*a) require one for every image, and a reader that
     // cannot scan the symbol can read what it says.
     let alt = string(&b.content.replace(char::is_control, " "));
+    let native = ctx
+        .native_dpi
+        .is_some_and(|dpi| crate::native_barcode::is_native(ctx.doc, barcode, dpi));
     let mut parts = match ctx.doc.settings.print_dpi {
+        // The printer draws the symbol: an empty box in its place.
+        _ if native => "none".into(),
         Some(dpi) if dpi > 0.0 => on_dot_grid(ctx, barcode, at, dpi, &fg, bg, &alt),
         _ => whole_box(ctx, barcode, &fg, bg, &alt),
     };

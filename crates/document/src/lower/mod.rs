@@ -50,10 +50,25 @@ pub(crate) struct Ctx<'a> {
     pub out: String,
     /// See [`Lowered::link_alts`].
     pub link_alts: Vec<Vec<Option<String>>>,
+    /// ZPL labels of this dpi are being drawn: barcodes the printer draws
+    /// itself (`crate::native_barcode`) leave their symbol out.
+    pub native_dpi: Option<u32>,
 }
 
 /// Lowers a laid-out document to Typst source.
 pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
+    lower_for(laid, config, fonts, None)
+}
+
+/// As [`lower`], for ZPL labels of `native_dpi` with printer-native
+/// barcodes: their symbols are left out (the ZPL writer adds the printer's
+/// own command in their place).
+pub fn lower_for(
+    laid: &LaidOut,
+    config: &RuntimeConfig,
+    fonts: &dyn FontCatalog,
+    native_dpi: Option<u32>,
+) -> Lowered {
     let doc = &laid.document;
     let sheets = laid.display_list();
     let total_sheets = sheets.len();
@@ -72,6 +87,7 @@ pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) ->
         sheet: 0,
         out: String::with_capacity(8 * 1024),
         link_alts: vec![Vec::new(); total_sheets],
+        native_dpi,
     };
     ctx.out.push_str(PRELUDE);
     ctx.document_settings();
