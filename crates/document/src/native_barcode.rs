@@ -57,9 +57,9 @@ pub fn command(doc: &Document, barcode: &Barcode, at: (f64, f64), dpi: u32) -> O
             );
         }
         Kind::DataMatrix { columns, rows } => {
-            // `~` would be the escape (FNC1 is `~1`); content has no control
-            // characters, so one is free.
-            let escape = ['`', '|', '{', '}', '~']
+            // The escape (FNC1 is `<escape>1`) must not occur in the content;
+            // `~`, ZPL's default, starts a control command in the stream.
+            let escape = ['`', '|', '{', '}']
                 .into_iter()
                 .find(|c| !spec.content.contains(*c))?;
             let _ = write!(
