@@ -484,6 +484,27 @@ async fn the_route_answers_zpl_by_accept_or_format_charges_it_once_and_refuses_w
     // The refusals gave their units back.
     tokio::time::sleep(Duration::from_millis(500)).await;
     await_balance(base, &id, 4, Duration::from_secs(30)).await;
+
+    // Native barcodes through the server's render workers: a QR Code of a
+    // document without print_dpi is the printer's own ^BQ, one unit (21
+    // modules in 20 mm: 7 dots each at 203 dpi; ZPL magnifies up to 10).
+    let qr = json!({"pages": [{"width": 50, "height": 50, "elements": [
+        {"type": "barcode", "format": "qr", "content": "NATIVE-1", "x": 5.3, "y": 5.7, "width": 20, "height": 20}
+    ]}]});
+    let graphic = post(base, &token, "?format=zpl", None, &qr).await;
+    let native = post(base, &token, "?format=zpl&barcodes=native", None, &qr).await;
+    assert_eq!((graphic.status, native.status), (200, 200));
+    let native_zpl = String::from_utf8(native.bytes.clone()).unwrap();
+    assert!(
+        native_zpl.contains("^BQN,2,") && native_zpl.contains("^FDMA,NATIVE-1^FS"),
+        "{native_zpl}"
+    );
+    assert!(!String::from_utf8_lossy(&graphic.bytes).contains("^BQ"));
+    assert!(native.bytes.len() < graphic.bytes.len());
+    post(base, &token, "?format=zpl&barcodes=vector", None, &qr)
+        .await
+        .assert_error(400, "API-006");
+    await_balance(base, &id, 2, Duration::from_secs(30)).await;
 }
 
 // ---------------------------------------------------------------- print
