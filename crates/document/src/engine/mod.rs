@@ -103,7 +103,10 @@ impl Engine {
     /// Parses and validates a request body, then lays its flow out onto
     /// sheets (`crate::paginate`): both phases' refusals are API-001/002.
     pub fn validate(&self, body: &[u8]) -> Result<LaidOut, RequestError> {
-        let document = validate::validate_bytes(body, &self.environment())?;
+        self.paginate(validate::validate_bytes(body, &self.environment())?)
+    }
+
+    fn paginate(&self, document: crate::ir::Document) -> Result<LaidOut, RequestError> {
         crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
     }
 
@@ -119,12 +122,7 @@ impl Engine {
         if !options.native_barcodes {
             return self.validate(body);
         }
-        let mut value: serde_json::Value =
-            crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
-                line: e.line(),
-                column: e.column(),
-                reason: e.to_string(),
-            })?;
+        let mut value = validate::parse_json(body)?;
         if let Some(root) = value.as_object_mut() {
             let settings = root
                 .entry("settings")
@@ -135,8 +133,7 @@ impl Engine {
                     .or_insert_with(|| options.dpi.unwrap_or(zpl::DEFAULT_DPI).into());
             }
         }
-        let document = validate::validate_value(value, &self.environment())?;
-        crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
+        self.paginate(validate::validate_value(value, &self.environment())?)
     }
 
     /// Lowers a validated document to Typst source (for `--emit-typst`).
@@ -236,7 +233,7 @@ impl Engine {
             Ok(())
         })?;
         let file_name = crate::pdf::output::file_name(&doc.document.settings, now)
-            .map(|name| zpl_file_name(&name));
+            .map(|name| format!("{}.zpl", raster::stem(&name)));
         Ok(Rendered {
             bytes: out.into_bytes(),
             format: Format::Zpl,
@@ -418,12 +415,6 @@ fn typeset(world: &RenderWorld) -> Result<PagedDocument, RenderError> {
     typst::compile::<PagedDocument>(world)
         .output
         .map_err(|errors| RenderError::Compile(describe(world, errors.as_slice())))
-}
-
-/// The download name of a ZPL file: the PDF's name with `.zpl`.
-fn zpl_file_name(pdf_name: &str) -> String {
-    let stem = raster::file_name(pdf_name, 1, 1);
-    format!("{}.zpl", stem.strip_suffix(".png").unwrap_or(&stem))
 }
 
 /// A request the output options cannot be met for: API-002 at `violation.path`.

@@ -286,16 +286,21 @@ impl Image {
 /// The download name of a PNG: the PDF's name with `.png`, and the sheet
 /// number when the document has more than one (`label-2.png`).
 pub fn file_name(pdf_name: &str, sheet: usize, sheets: usize) -> String {
-    // The PDF's name keeps a `.pdf` in any case (`X.PDF`): drop it the same way.
-    let cut = pdf_name.len().saturating_sub(4);
-    let stem = match pdf_name.get(cut..) {
-        Some(ext) if ext.eq_ignore_ascii_case(".pdf") => &pdf_name[..cut],
-        _ => pdf_name,
-    };
+    let stem = stem(pdf_name);
     if sheets > 1 {
         format!("{stem}-{sheet}.png")
     } else {
         format!("{stem}.png")
+    }
+}
+
+/// The PDF's download name without its `.pdf` (in any case: `X.PDF`), the
+/// stem the PNG and ZPL names are built on.
+pub fn stem(pdf_name: &str) -> &str {
+    let cut = pdf_name.len().saturating_sub(4);
+    match pdf_name.get(cut..) {
+        Some(ext) if ext.eq_ignore_ascii_case(".pdf") => &pdf_name[..cut],
+        _ => pdf_name,
     }
 }
 

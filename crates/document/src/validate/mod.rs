@@ -73,13 +73,17 @@ pub struct Environment<'a> {
 
 /// Parses and validates a request body.
 pub fn validate_bytes(body: &[u8], env: &Environment) -> Result<Document, RequestError> {
-    // Duplicate keys are API-001 like a syntax error (crate::json_strict).
-    let value: Value = crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
+    validate_value(parse_json(body)?, env)
+}
+
+/// A request body as JSON, or API-001 with the line and column; duplicate
+/// keys are API-001 like a syntax error (crate::json_strict).
+pub fn parse_json(body: &[u8]) -> Result<Value, RequestError> {
+    crate::json_strict::from_slice(body).map_err(|e| RequestError::Json {
         line: e.line(),
         column: e.column(),
         reason: e.to_string(),
-    })?;
-    validate_value(value, env)
+    })
 }
 
 /// Validates an already parsed JSON value.
