@@ -97,7 +97,7 @@ pub fn run(engine: &Engine, body: &[u8], job: &Job) -> Result<Exit, Failure> {
         Ok(doc) => doc,
         Err(e) => return Ok(print_api_error(e.into(), true)),
     };
-    let zpl = match engine.render_zpl_at(&doc, &job.options, labelpress_document::engine::clock()) {
+    let zpl = match engine.render_as(&doc, &Output::Zpl(job.options)) {
         Ok(zpl) => zpl,
         Err(e) => return Ok(print_api_error(e.into(), true)),
     };

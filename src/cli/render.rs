@@ -113,9 +113,7 @@ pub fn run(
     }
     let rendered = match format {
         FormatArg::Png => return write_pngs(engine, &doc, request, output, png, errors_on_stderr),
-        FormatArg::Zpl => {
-            engine.render_zpl_at(&doc, &png.zpl(), labelpress_document::engine::clock())
-        }
+        FormatArg::Zpl => engine.render_as(&doc, &Output::Zpl(png.zpl())),
         FormatArg::Pdf => engine.render(&doc),
     };
     let rendered = match rendered {

@@ -181,7 +181,7 @@ impl Engine {
     /// A validated document as ZPL: the sheets `options` asks for, one
     /// label each, in order; refused (API-002 at `dpi`) past
     /// `limits.zpl_bytes`.
-    pub fn render_zpl_at(
+    fn render_zpl_at(
         &self,
         doc: &LaidOut,
         options: &ZplOptions,
