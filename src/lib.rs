@@ -34,7 +34,7 @@ pub mod worker;
 pub use labelpress_barcode as barcode;
 pub use labelpress_document::{
     config, engine, ir, json_strict, layout, lower, model, pdf, request_schema, rich_text, style,
-    validate, warnings, Engine, RenderError, Rendered,
+    template, validate, warnings, Engine, RenderError, Rendered,
 };
 
 /// mimalloc for every binary built on this crate (server, CLI, benches,

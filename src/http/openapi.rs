@@ -27,7 +27,7 @@ use crate::verify::search::{DEFAULT_LIMIT, MAX_LIMIT, STATUSES};
 use crate::verify::service::MAX_IDEMPOTENCY_KEY;
 use labelpress_barcode::option_specs::{find, specific, Kind, OptionSpec, COMMON};
 use labelpress_barcode::Symbology;
-use labelpress_document::model::RawRequest;
+use labelpress_document::model::{RawRequest, TemplateRequest};
 use labelpress_document::request_schema::{self, DIALECT};
 
 /// The document, serialised once: it depends on nothing but the binary.
@@ -383,8 +383,13 @@ fn render_parameters() -> Value {
     ])
 }
 
+/// A render or check body: a DocumentRequest, or a template with its data.
+fn document_or_template(schemas: &mut Schemas) -> Value {
+    json!({"oneOf": [schemas.of::<RawRequest>(), schemas.of::<TemplateRequest>()]})
+}
+
 fn render_label(schemas: &mut Schemas) -> Value {
-    let request = schemas.of::<RawRequest>();
+    let request = document_or_template(schemas);
     let operation = json!({
         "tags": ["render"],
         "operationId": "renderLabel",
@@ -425,7 +430,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
 }
 
 fn check_label(schemas: &mut Schemas) -> Value {
-    let request = schemas.of::<RawRequest>();
+    let request = document_or_template(schemas);
     let operation = json!({
         "tags": ["render"],
         "operationId": "checkLabel",

@@ -14,7 +14,9 @@
 //!   box when a margin is set, a link target's page must exist, a header
 //!   must be lower than the page, a stack block must fit a sheet, an image's
 //!   data must decode, a barcode's content must encode in its box, and a
-//!   PNG sheet must exist and stay under `limits.png_pixels`.
+//!   PNG sheet must exist and stay under `limits.png_pixels`; a template's
+//!   placeholders must name values of its data, and the filled document
+//!   obeys all of the above.
 //! - `GET /barcode/{symbology}/{content}` (barcodeSvg): what the content and
 //!   the parameters may be depends on the value of `symbology`, which OpenAPI
 //!   cannot tie them to; each symbology's own operation

@@ -35,6 +35,7 @@ mod serve_durability;
 mod serve_render;
 mod server;
 mod tables;
+mod templates;
 mod tls;
 mod validation;
 mod verifier_layers;

@@ -12,7 +12,8 @@
 //! Imports go one way, each module importing only modules listed before it
 //! (`scripts/module_cycles.py` finds no cycle): [`json_strict`], [`color`]
 //! and [`profile`]; [`config`]; [`model`] with its JSON Schema; [`style`],
-//! [`rich_text`], [`ir`], [`layout`], [`validate`]; [`warnings`] and
+//! [`rich_text`], [`ir`], [`layout`], [`validate`]; [`template`] (fills a
+//! template body into a DocumentRequest before validation); [`warnings`] and
 //! [`lower`]; [`pdf`]; [`engine`]. So a test that needs a document validated
 //! or rendered by the engine is the engine's (`engine/tests/`) or the root
 //! crate's, never a test module of the module it checks.
@@ -30,6 +31,7 @@ pub mod pdf;
 pub mod profile;
 pub mod rich_text;
 pub mod style;
+pub mod template;
 pub mod validate;
 pub mod warnings;
 

@@ -23,6 +23,7 @@ pub use self::zpl::ZplOptions;
 use crate::config::RuntimeConfig;
 use crate::layout::LaidOut;
 use crate::lower::{self, Lowered};
+use crate::template::{self, Body};
 use crate::validate::{self, Environment, RequestError, ResourceDir, Violation};
 
 /// Product name written as the PDF producer unless the request names one.
@@ -101,9 +102,26 @@ impl Engine {
     }
 
     /// Parses and validates a request body, then lays its flow out onto
-    /// sheets (`crate::paginate`): both phases' refusals are API-001/002.
+    /// sheets (`crate::paginate`): both phases' refusals are API-001/002. A
+    /// template body (`{"template": ..., "data": ...}`) is filled first
+    /// (`crate::template`), and its findings' paths start with `template.`.
     pub fn validate(&self, body: &[u8]) -> Result<LaidOut, RequestError> {
-        self.paginate(validate::validate_bytes(body, &self.environment())?)
+        self.validate_body(Body::classify(validate::parse_json(body)?)?)
+    }
+
+    fn validate_body(&self, body: Body) -> Result<LaidOut, RequestError> {
+        match body {
+            Body::Plain(document) => {
+                self.paginate(validate::validate_value(document, &self.environment())?)
+            }
+            Body::Template { template, data } => {
+                let filled = template::fill(template, &data, &self.config.limits)?;
+                drop(data);
+                validate::validate_value(filled, &self.environment())
+                    .and_then(|document| self.paginate(document))
+                    .map_err(template::under_template)
+            }
+        }
     }
 
     fn paginate(&self, document: crate::ir::Document) -> Result<LaidOut, RequestError> {
@@ -122,8 +140,8 @@ impl Engine {
         if !options.native_barcodes {
             return self.validate(body);
         }
-        let mut value = validate::parse_json(body)?;
-        if let Some(root) = value.as_object_mut() {
+        let mut body = Body::classify(validate::parse_json(body)?)?;
+        if let Some(root) = body.document_mut().as_object_mut() {
             let settings = root
                 .entry("settings")
                 .or_insert_with(|| serde_json::Value::Object(Default::default()));
@@ -133,7 +151,7 @@ impl Engine {
                     .or_insert_with(|| options.dpi.unwrap_or(zpl::DEFAULT_DPI).into());
             }
         }
-        self.paginate(validate::validate_value(value, &self.environment())?)
+        self.validate_body(body)
     }
 
     /// Lowers a validated document to Typst source (for `--emit-typst`).

@@ -32,6 +32,20 @@ pub struct RawRequest {
     pub footer: Option<RawSection>,
 }
 
+/// A template body: a DocumentRequest with `{{placeholders}}` and the data
+/// that fills them (`crate::template` fills it; docs/document-request.md,
+/// "Templates"). Only its shape is read from this type.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "TemplateRequest")]
+pub struct TemplateRequest {
+    /// A DocumentRequest whose strings may hold `{{placeholders}}`: paths into `data` such as `name`, `order.city` or `items[0].sku` (`\{{` is a literal `{{`). A table may take `rows_from` (the path of an array in `data`) and `row` (one row's cells, filled once per item; a placeholder there is looked up in the item, then in `data`) instead of `rows`.
+    pub template: serde_json::Map<String, Value>,
+    /// The values the placeholders name: strings, numbers and booleans are text; null, objects and arrays are refused where a placeholder names them.
+    #[serde(default)]
+    pub data: serde_json::Map<String, Value>,
+}
+
 /// One page of the request; its elements are placed in mm from its top-left corner. A table or stack taller than the page continues on further sheets.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
