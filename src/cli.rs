@@ -42,8 +42,18 @@ pub struct Cli {
 pub enum Command {
     /// Render a DocumentRequest to PDF, PNG or ZPL (offline, no authentication).
     Render {
-        /// The request JSON file (`-` for standard input).
-        request: PathBuf,
+        /// The request JSON file (`-` for standard input). Several files
+        /// render as one batch (one PDF or ZPL file, or a ZIP of PNGs) into
+        /// -o, as `POST /api/v1/batch` does.
+        #[arg(required_unless_present = "template")]
+        request: Vec<PathBuf>,
+        /// A template (a DocumentRequest with {{placeholders}}) to fill
+        /// once per line of --records, rendered as one batch into -o.
+        #[arg(long, requires = "records", conflicts_with = "request")]
+        template: Option<PathBuf>,
+        /// The template's data: one JSON object per line (JSON Lines).
+        #[arg(long, requires = "template")]
+        records: Option<PathBuf>,
         /// Where the PDF goes (`-`: standard output). Default: standard
         /// output when REQUEST is `-`, else the request's
         /// settings.output.file_name, else REQUEST with `.pdf` (`.png`,
@@ -344,7 +354,10 @@ fn document_on_stdout(command: &Command) -> bool {
             output,
             emit_typst,
             ..
-        } => render::document_on_stdout(request, output.as_deref(), *emit_typst),
+        } => match request.as_slice() {
+            [one] => render::document_on_stdout(one, output.as_deref(), *emit_typst),
+            _ => output.as_deref().is_some_and(|o| o.as_os_str() == "-"),
+        },
         _ => false,
     }
 }
@@ -379,6 +392,8 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
     match cli.command {
         Command::Render {
             request,
+            template,
+            records,
             output,
             emit_typst,
             format,
@@ -395,9 +410,29 @@ fn run_inner(cli: Cli) -> Result<Exit, Failure> {
                 mono,
                 native_barcodes,
             };
+            let batch = match (template, records, request.as_slice()) {
+                (Some(template), Some(records), _) => Some(render::template_batch(
+                    &read_request(&template)?,
+                    &read_request(&records)?,
+                )?),
+                (_, _, [_, _, ..]) => {
+                    let bodies = request
+                        .iter()
+                        .map(read_request)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Some(render::documents_batch(&request, &bodies)?)
+                }
+                _ => None,
+            };
             let engine = engine.engine()?;
-            let body = read_request(&request)?;
-            render::run(&engine, &request, &body, output, emit_typst, &png)
+            match batch {
+                Some(body) => render::run_batch(&engine, &body, output, emit_typst, &png),
+                None => {
+                    let request = &request[0];
+                    let body = read_request(request)?;
+                    render::run(&engine, request, &body, output, emit_typst, &png)
+                }
+            }
         }
         Command::Print {
             request,

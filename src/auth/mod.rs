@@ -194,6 +194,23 @@ impl Auth {
         Ok(Reservation::new(self.clone(), grant))
     }
 
+    /// One more unit for the request already admitted on `grant` (a
+    /// batch's further documents): from the cache, or the verifier as on
+    /// admission; a token without it is 403. The rate limit and a
+    /// blacklisting were checked at admission and are not again: it is the
+    /// same request.
+    async fn reserve_again(&self, grant: &Grant) -> Result<(), ApiError> {
+        let Grant::Token { hash, token } = grant else {
+            return Ok(());
+        };
+        if self.reserve(hash, now_ms())?.is_some() {
+            self.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
+        self.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
+        self.admit_by_verifier(hash, token).await.map(|_| ())
+    }
+
     async fn authenticate(&self, headers: &HeaderMap, client: IpAddr) -> Result<Grant, ApiError> {
         let result = self.authenticate_token(headers).await;
         if let Err(ApiError::Unauthorized(_) | ApiError::Forbidden(_)) = &result {

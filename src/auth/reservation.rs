@@ -57,6 +57,15 @@ impl Reservation {
         self.0.grant.log_tag()
     }
 
+    /// One more unit on the same token, for the same request (a batch
+    /// reserves one per document): given back when dropped uncharged, like
+    /// this one.
+    pub async fn another(&self) -> Result<Reservation, ApiError> {
+        let held = &self.0;
+        held.auth.reserve_again(&held.grant).await?;
+        Ok(Reservation::new(held.auth.clone(), held.grant.clone()))
+    }
+
     pub fn charger(&self) -> Charger {
         Charger(self.0.clone())
     }
@@ -91,6 +100,49 @@ impl Charger {
             }
             then(charged)
         });
+    }
+}
+
+impl Charger {
+    /// Charges every charger's unit, then calls `then` once all are on
+    /// disk (at once when there are none), with the first error if any
+    /// could not be recorded (each such unit is given back).
+    pub fn charge_all(
+        chargers: impl IntoIterator<Item = Charger>,
+        then: impl FnOnce(Result<(), ApiError>) + Send + 'static,
+    ) {
+        let chargers: Vec<Charger> = chargers.into_iter().collect();
+        if chargers.is_empty() {
+            return then(Ok(()));
+        }
+        struct Waiting<F> {
+            left: usize,
+            result: Result<(), ApiError>,
+            then: Option<F>,
+        }
+        let waiting = Arc::new(std::sync::Mutex::new(Waiting {
+            left: chargers.len(),
+            result: Ok(()),
+            then: Some(then),
+        }));
+        for charger in chargers {
+            let waiting = waiting.clone();
+            charger.charge_then(move |charged| {
+                let mut w = waiting.lock().unwrap_or_else(|e| e.into_inner());
+                if let (Err(e), Ok(())) = (charged, &w.result) {
+                    w.result = Err(e);
+                }
+                w.left -= 1;
+                if w.left == 0 {
+                    let result = std::mem::replace(&mut w.result, Ok(()));
+                    let then = w.then.take();
+                    drop(w);
+                    if let Some(then) = then {
+                        then(result);
+                    }
+                }
+            });
+        }
     }
 }
 

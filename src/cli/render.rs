@@ -1,7 +1,9 @@
 //! `labelpress render REQUEST [-o OUTPUT] [--emit-typst] [--format pdf|png|zpl]
 //! [--dpi N] [--sheet N] [--mono]`: an offline render to a file or, for `-`,
 //! to standard output. PNG output (docs/cli.md) writes one file per sheet;
-//! ZPL one file with a label per sheet.
+//! ZPL one file with a label per sheet. Several REQUESTs, or `--template T
+//! --records R.jsonl`, are one batch (`Engine::render_batch`) written to
+//! `-o` as one file.
 
 use std::path::{Path, PathBuf};
 
@@ -279,4 +281,102 @@ mod tests {
         };
         assert!(zpl_mono.format(Some(Path::new("a.zpl"))).is_err());
     }
+}
+
+/// A batch body of several request files: `{"documents": [...]}`, each
+/// file's JSON as it is (a file that is not JSON is named).
+pub fn documents_batch(paths: &[PathBuf], bodies: &[Vec<u8>]) -> Result<Vec<u8>, Failure> {
+    let mut documents = Vec::with_capacity(bodies.len());
+    for (path, body) in paths.iter().zip(bodies) {
+        let value: serde_json::Value = serde_json::from_slice(body)
+            .map_err(|e| Failure::new(Exit::Usage, format!("{}: not JSON: {e}", path.display())))?;
+        documents.push(value);
+    }
+    Ok(serde_json::to_vec(&serde_json::json!({ "documents": documents })).unwrap_or_default())
+}
+
+/// A batch body of a template and JSON Lines records (blank lines skipped):
+/// `{"template": ..., "records": [...]}`. A line that is not JSON is named
+/// by its number.
+pub fn template_batch(template: &[u8], records: &[u8]) -> Result<Vec<u8>, Failure> {
+    let template: serde_json::Value = serde_json::from_slice(template)
+        .map_err(|e| Failure::new(Exit::Usage, format!("--template: not JSON: {e}")))?;
+    // A template file may be a template body (`{"template", "data"}`) too:
+    // its template is what the records fill.
+    let template = match template {
+        serde_json::Value::Object(mut body) if body.contains_key("template") => {
+            body.remove("template").unwrap_or_default()
+        }
+        other => other,
+    };
+    let text = String::from_utf8_lossy(records);
+    let mut parsed = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+            Failure::new(
+                Exit::Usage,
+                format!("--records line {}: not JSON: {e}", i + 1),
+            )
+        })?;
+        parsed.push(record);
+    }
+    Ok(
+        serde_json::to_vec(&serde_json::json!({ "template": template, "records": parsed }))
+            .unwrap_or_default(),
+    )
+}
+
+/// Renders a batch body into `-o` (required: a batch has no request file
+/// to be named after) as one file: PDF, ZPL, or a ZIP of PNGs.
+pub fn run_batch(
+    engine: &Engine,
+    body: &[u8],
+    output: Option<PathBuf>,
+    emit_typst: bool,
+    png: &PngArgs,
+) -> Result<Exit, Failure> {
+    let refuse = |message: &str| Err(Failure::new(Exit::Usage, message));
+    if emit_typst {
+        return refuse("--emit-typst writes one document's source: give one REQUEST");
+    }
+    if png.sheet.is_some() {
+        return refuse("--sheet picks a sheet of one document; a batch writes every sheet");
+    }
+    let Some(output) = output else {
+        return refuse("a batch is written to one file: add -o NAME.pdf, NAME.zpl or NAME.zip");
+    };
+    let zip = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let format = match (png.format, zip) {
+        (None, true) => FormatArg::Png,
+        _ => png.format(Some(&output))?,
+    };
+    let output_format = match format {
+        FormatArg::Pdf => Output::Pdf,
+        FormatArg::Png => Output::Png(labelpress_document::engine::PngOptions {
+            dpi: png.dpi,
+            sheet: None,
+            mono: png.mono,
+        }),
+        FormatArg::Zpl => Output::Zpl(png.zpl()),
+    };
+    let to_stdout = output.as_os_str() == "-";
+    let rendered = match engine.render_batch(body, &output_format) {
+        Ok(r) => r,
+        Err(e) => return Ok(print_api_error(e.into(), to_stdout)),
+    };
+    let destination = Destination::given(output);
+    destination.write(&rendered.bytes)?;
+    eprintln!(
+        "{}: {} document(s), {} sheet(s), {} bytes",
+        destination.describe(),
+        rendered.documents,
+        rendered.delivered_sheets,
+        rendered.bytes.len()
+    );
+    Ok(Exit::Success)
 }

@@ -13,6 +13,7 @@
 //! bodies, a cap on connections, and TLS when [`tls`] is configured.
 
 pub mod barcode;
+pub mod batch;
 pub mod check;
 pub mod edge;
 pub mod etag;
@@ -341,6 +342,7 @@ fn render_routes(state: &AppState, service: &RenderService) -> Router {
     let body_limit = DefaultBodyLimit::max(state.config.limits.body_bytes);
     Router::new()
         .route("/api/v1/label", post(render::label).layer(body_limit))
+        .route("/api/v1/batch", post(batch::batch).layer(body_limit))
         .route(
             "/api/v1/label/check",
             post(check::label_check).layer(body_limit),

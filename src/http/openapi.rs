@@ -43,6 +43,7 @@ pub fn document() -> Value {
     let paths = json!({
         "/api/v1/label": {"post": render_label(&mut schemas)},
         "/api/v1/label/check": {"post": check_label(&mut schemas)},
+        "/api/v1/batch": {"post": render_batch(&mut schemas)},
         "/v1/doc/runtime-config": {"get": runtime_config(&mut schemas)},
         "/barcode/{symbology}/{content}": {"get": barcode()},
         "/barcode/{symbology}/": {"get": barcode_without_content("/barcode/{symbology}/")},
@@ -372,8 +373,8 @@ fn render_parameters() -> Value {
          "description": format!("PNG and ZPL: dots per inch, {min} to `limits.png_dpi_max`; for ZPL one of a printer's: 152, 203, 300 or 600. Default: the request's `settings.print_dpi`, else `defaults.png_dpi` ({}) for PNG and {} for ZPL. A sheet of more than `limits.png_pixels` ({}) pixels at this dpi, or ZPL of more than `limits.zpl_bytes` ({}) bytes, is refused (422 API-002, path `dpi`). Not a whole number, out of range or (ZPL) no printer's: 400 API-006.", config.defaults.png_dpi, labelpress_document::engine::zpl::DEFAULT_DPI, config.limits.png_pixels, config.limits.zpl_bytes),
          "schema": {"type": "integer", "minimum": min, "maximum": max}},
         {"name": "sheet", "in": "query", "required": false,
-         "description": "PNG and ZPL: which sheet, from 1 (default: 1 for PNG, every sheet for ZPL). Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
-         "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX, "default": 1}},
+         "description": "PNG and ZPL: which sheet, from 1. Default: every sheet: ZPL has a label per sheet; PNG is the sheet itself for a document of one, a ZIP archive of `0001-1.png`, `0001-2.png`, ... for a document of several. Past the document's last sheet: 422 API-002 (path `sheet`); 0 or not a number: 400 API-006.",
+         "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX}},
         {"name": "mono", "in": "query", "required": false,
          "description": "PNG only: `true` for a 1-bit black-and-white PNG (direct thermal printers); `false` (default) for RGB. `1` and `0` are taken too; anything else: 400 API-006.",
          "schema": {"type": "boolean", "default": false}},
@@ -418,6 +419,73 @@ fn render_label(schemas: &mut Schemas) -> Value {
                     },
                 },
                 "content": binary_content(&["application/pdf", "image/png", labelpress_document::engine::zpl::MEDIA_TYPE]),
+            },
+        },
+    });
+    let codes: Vec<&str> = api_errors()
+        .iter()
+        .map(ApiError::code)
+        .filter(|c| *c != "API-005")
+        .collect();
+    with_responses(operation, api_error_responses(schemas, &codes))
+}
+
+fn render_batch(schemas: &mut Schemas) -> Value {
+    let max = labelpress_document::config::RuntimeConfig::default()
+        .limits
+        .batch_documents;
+    let partial = json!({"type": "boolean", "default": false,
+        "description": "`true`: render the valid documents when some are not, and answer a ZIP archive of the output (`batch.pdf`, `batch.zpl`, or the PNGs) and `manifest.json`, which names the documents left out and their violations. `false`: one invalid document refuses the batch (422)."});
+    let request = json!({"oneOf": [
+        {"type": "object", "title": "Documents",
+         "required": ["documents"],
+         "properties": {
+            "documents": {"type": "array", "minItems": 1, "maxItems": max,
+                          "description": "The documents, in order: each a DocumentRequest or a template with its data.",
+                          "items": document_or_template(schemas)},
+            "partial": partial.clone()},
+         "additionalProperties": false},
+        {"type": "object", "title": "TemplateRecords",
+         "required": ["template", "records"],
+         "properties": {
+            "template": {"type": "object", "description": "A DocumentRequest whose strings may hold `{{placeholders}}` (see `TemplateRequest`), filled once per record."},
+            "records": {"type": "array", "minItems": 1, "maxItems": max,
+                        "description": "One data object per document, in order.",
+                        "items": {"type": "object"}},
+            "partial": partial},
+         "additionalProperties": false},
+    ]});
+    let parameters: Vec<Value> = render_parameters()
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|p| p["name"] != "sheet")
+        .cloned()
+        .collect();
+    let operation = json!({
+        "tags": ["render"],
+        "operationId": "renderBatch",
+        "summary": "Render many documents into one PDF, one ZPL stream, or a ZIP archive of PNGs",
+        "description": format!("Up to `limits.batch_documents` ({max}) documents: `documents` (each a DocumentRequest or a template with data), or one `template` filled once per entry of `records`. Checks run as on `POST /api/v1/label`; then the token must cover one unit per document before anything renders (403 API-102 otherwise). One unit is charged per document rendered; refusals cost nothing. Every document is validated first: by default one invalid document refuses the batch with 422, every violation's path prefixed by its place (`documents[3].pages[0]...`; a record's at `records[17]`, with the template's path in the message). The output, as `Accept` or `?format=` choose: one PDF of every document's sheets in order (the first document's metadata and PDF profile, which all must share), one ZPL stream of every document's labels, or for PNG a ZIP archive of `0001-1.png` (document, sheet), numbered by place in the batch. `?sheet=` is 400 API-006."),
+        "security": [{"token": []}],
+        "parameters": parameters,
+        "requestBody": {
+            "required": true,
+            "content": json_body(request),
+        },
+        "responses": {
+            "200": {
+                "description": "The batch as one file: PDF, ZPL, or (PNG, or any format with `partial`) a ZIP archive.",
+                "headers": {
+                    "X-Request-Id": header_ref("X-Request-Id"),
+                    "X-Labelpress-Warnings": {
+                        "description": "How many validation warnings the rendered documents have together.",
+                        "required": true,
+                        "schema": {"type": "integer", "minimum": 0},
+                    },
+                    "Vary": header_ref("Vary"),
+                },
+                "content": binary_content(&["application/pdf", labelpress_document::engine::zpl::MEDIA_TYPE, labelpress_document::engine::archive::MEDIA_TYPE]),
             },
         },
     });

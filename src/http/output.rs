@@ -211,9 +211,11 @@ impl Query {
     pub fn output(self, format: Format) -> Result<Output, ApiError> {
         Ok(match format {
             Format::Pdf => Output::Pdf,
-            Format::Png => Output::Png(PngOptions {
+            // An archive is how several PNG sheets are answered, never
+            // negotiated on its own.
+            Format::Png | Format::Zip => Output::Png(PngOptions {
                 dpi: self.dpi,
-                sheet: self.sheet.unwrap_or(1),
+                sheet: self.sheet,
                 mono: self.mono.unwrap_or(false),
             }),
             Format::Zpl => {
@@ -377,7 +379,7 @@ mod tests {
             q.output(Format::Png).unwrap(),
             Output::Png(PngOptions {
                 dpi: Some(300),
-                sheet: 1,
+                sheet: None,
                 mono: false
             })
         );

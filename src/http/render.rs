@@ -18,7 +18,7 @@ use super::pool::{PoolError, Reply};
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
-use crate::auth::Reservation;
+use crate::auth::{Charger, Reservation};
 use crate::worker::{RenderFailure, WorkerError};
 use labelpress_document::engine::{Format, Output, Rendered};
 
@@ -39,7 +39,8 @@ pub async fn label(
     };
     let produced = match (wanted, body) {
         (Ok(Wanted(output)), Ok(JsonBody(body))) => {
-            produce(&node, service, &reservation, started, body, output).await
+            let job = Job::Label;
+            produce(&node, service, &[&reservation], started, body, output, job).await
         }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
@@ -64,13 +65,13 @@ pub async fn label(
     response
 }
 
-/// A rendered PDF, or one sheet as PNG.
-struct Document {
-    bytes: Vec<u8>,
-    format: Format,
-    sheets: usize,
-    file_name: Option<String>,
-    warnings: usize,
+/// A rendered PDF, one sheet as PNG, ZPL, or an archive.
+pub(super) struct Document {
+    pub bytes: Vec<u8>,
+    pub format: Format,
+    pub sheets: usize,
+    pub file_name: Option<String>,
+    pub warnings: usize,
 }
 
 /// The header of a 200 that counts the document's validation warnings
@@ -95,33 +96,51 @@ impl IntoResponse for Document {
     }
 }
 
+/// What a render job makes of its body.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Job {
+    /// One document (`POST /api/v1/label`).
+    Label,
+    /// A batch (`POST /api/v1/batch`).
+    Batch,
+}
+
 /// Validation, render and charge run as one job on a render thread: one
 /// thread switch per request. The job hands its answer over once the charge
 /// is on disk (the outbox's flusher delivers it), so this task is woken once
-/// for both.
-async fn produce(
+/// for both. A job holds one reservation per document it may render and
+/// charges one per document it rendered; the rest are given back when the
+/// request drops them.
+pub(super) async fn produce(
     node: &AppState,
     service: RenderService,
-    reservation: &Reservation,
+    reservations: &[&Reservation],
     started: Instant,
     body: axum::body::Bytes,
     output: Output,
+    kind: Job,
 ) -> Result<Document, ApiError> {
     let pool = &node.pool;
     let job = {
         let body = body.clone();
-        let charger = reservation.charger();
+        let chargers: Vec<_> = reservations.iter().map(|r| r.charger()).collect();
         let renderer = service.renderer;
         let deadline = (started + pool.deadline()).into_std();
         let retry_after_s = pool.retry_after_s();
         move |reply: Reply<Result<(Rendered, Duration), ApiError>>| {
-            let rendered = renderer.render(&body, &output, deadline);
+            let rendered = match kind {
+                Job::Label => renderer.render(&body, &output, deadline),
+                Job::Batch => renderer.render_batch(&body, &output, deadline),
+            };
             // After the deadline nobody gets this document: it is not charged.
             if reply.claim() {
                 match rendered {
-                    Ok(done) => charger.charge_then(move |charged| {
-                        reply.send(charged.map(|()| done));
-                    }),
+                    Ok(done) => {
+                        let documents = done.0.documents;
+                        Charger::charge_all(chargers.into_iter().take(documents), move |charged| {
+                            reply.send(charged.map(|()| done));
+                        })
+                    }
                     Err(e) => reply.send(Err(failure(e, retry_after_s))),
                 }
             }
@@ -138,8 +157,11 @@ async fn produce(
             }
             // A job the pool refused (queue full) or withdrew unstarted
             // (deadline) is validated on its own, so that a bad body still
-            // answers 400/422 rather than 503 (docs/http-api.md).
-            if let PoolError::QueueFull | PoolError::Deadline { started: false } = e {
+            // answers 400/422 rather than 503 (docs/http-api.md). A batch
+            // is not: validating it is most of its work.
+            if let (PoolError::QueueFull | PoolError::Deadline { started: false }, Job::Label) =
+                (&e, kind)
+            {
                 let engine = service.engine;
                 tokio::task::spawn_blocking(move || engine.validate(&body))
                     .await

@@ -76,6 +76,18 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
                     protocol::write_frame(&mut output, &rendered.bytes)?;
                 }
             }
+            Job::Batch(format) => {
+                let outcome = unpanicked(&mut output, || {
+                    let started = std::time::Instant::now();
+                    engine
+                        .render_batch(&body, &format)
+                        .map(|rendered| (rendered, started.elapsed()))
+                })?;
+                protocol::write_json(&mut output, &Answer::of(&outcome))?;
+                if let Ok((rendered, _)) = &outcome {
+                    protocol::write_frame(&mut output, &rendered.bytes)?;
+                }
+            }
             Job::Check => {
                 let report = unpanicked(&mut output, || CheckReport::of(&engine.validate(&body)))?;
                 protocol::write_json(&mut output, &Answer::Checked(report))?;

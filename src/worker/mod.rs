@@ -155,6 +155,26 @@ impl Renderer {
 
     /// Validates `body` and reports what the check route answers; in the
     /// render thread's worker, so the deadline and the memory cap bound it.
+    /// A batch body (`POST /api/v1/batch`) rendered as `output` asks.
+    pub fn render_batch(
+        &self,
+        body: &[u8],
+        output: &Output,
+        deadline: Instant,
+    ) -> Result<(Rendered, Duration), RenderFailure> {
+        match self {
+            Renderer::InProcess(engine) => {
+                let started = Instant::now();
+                let rendered = engine.render_batch(body, output)?;
+                Ok((rendered, started.elapsed()))
+            }
+            Renderer::Processes(workers) => {
+                let outcome = workers.on_own_worker(|w| w.render_batch(body, output, deadline))?;
+                Ok(outcome?)
+            }
+        }
+    }
+
     pub fn check(&self, body: &[u8], deadline: Instant) -> Result<CheckReport, RenderFailure> {
         match self {
             Renderer::InProcess(engine) => Ok(CheckReport::of(&engine.validate(body))),

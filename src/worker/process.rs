@@ -112,6 +112,17 @@ impl Worker {
         Ok(head.into_outcome(bytes))
     }
 
+    /// Renders a batch body in the worker, as [`Worker::render`].
+    pub fn render_batch(
+        &mut self,
+        body: &[u8],
+        output: &Output,
+        deadline: Instant,
+    ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
+        let (head, bytes) = self.job(&Job::Batch(*output), body, deadline)?;
+        Ok(head.into_outcome(bytes))
+    }
+
     /// Validates `body` in the worker and reports as the check route
     /// answers. On `Err` the worker has been stopped and must be dropped.
     pub fn check(&mut self, body: &[u8], deadline: Instant) -> Result<CheckReport, WorkerError> {

@@ -42,6 +42,9 @@ pub struct Spec {
 pub enum Job {
     /// Validate, then render as asked: [`Answer::Document`] or a refusal.
     Render(Output),
+    /// A batch body (`POST /api/v1/batch`): [`Answer::Document`] of every
+    /// document, or a refusal.
+    Batch(Output),
     /// Validate only (`POST /api/v1/label/check`): [`Answer::Checked`].
     /// In the worker, so that the deadline and the memory cap bound it as
     /// they bound a render.
@@ -61,6 +64,8 @@ pub enum Answer {
         render_us: u64,
         /// Validation warnings (`X-Labelpress-Warnings`).
         warnings: usize,
+        /// Documents rendered (a batch's; 1 otherwise): what is charged.
+        documents: usize,
     },
     /// API-001.
     Json {
@@ -94,6 +99,7 @@ impl Answer {
                 file_name: rendered.file_name.clone(),
                 render_us: took.as_micros() as u64,
                 warnings: rendered.warnings,
+                documents: rendered.documents,
             },
             Err(RenderError::Request(RequestError::Json {
                 line,
@@ -121,12 +127,14 @@ impl Answer {
                 file_name,
                 render_us,
                 warnings,
+                documents,
             } => Ok((
                 Rendered {
                     bytes,
                     format,
                     sheets,
                     delivered_sheets,
+                    documents,
                     file_name,
                     warnings,
                 },
@@ -232,6 +240,7 @@ mod tests {
                 format: Format::Pdf,
                 sheets: 3,
                 delivered_sheets: 3,
+                documents: 1,
                 file_name: Some("x.pdf".into()),
                 warnings: 2,
             },
@@ -247,6 +256,7 @@ mod tests {
                 format: Format::Png,
                 sheets: 2,
                 delivered_sheets: 1,
+                documents: 1,
                 file_name: None,
                 warnings: 0,
             },
@@ -258,6 +268,7 @@ mod tests {
                 format: Format::Zpl,
                 sheets: 4,
                 delivered_sheets: 4,
+                documents: 1,
                 file_name: Some("x.zpl".into()),
                 warnings: 1,
             },
@@ -293,7 +304,7 @@ mod tests {
         use labelpress_document::engine::PngOptions;
         let output = Output::Png(PngOptions {
             dpi: Some(300),
-            sheet: 2,
+            sheet: Some(2),
             mono: true,
         });
         let mut wire = Vec::new();

@@ -17,6 +17,7 @@
 //!   PNG sheet must exist and stay under `limits.png_pixels`; a template's
 //!   placeholders must name values of its data, and the filled document
 //!   obeys all of the above.
+//! - `POST /api/v1/batch` (renderBatch): every document as on renderLabel.
 //! - `GET /barcode/{symbology}/{content}` (barcodeSvg): what the content and
 //!   the parameters may be depends on the value of `symbology`, which OpenAPI
 //!   cannot tie them to; each symbology's own operation
@@ -45,6 +46,7 @@ use crate::support::manifest_dir;
 /// Operations whose schema-valid requests may be refused (see above).
 const NO_POSITIVE_ACCEPTANCE: &[&str] = &[
     "renderLabel",
+    "renderBatch",
     "barcodeSvg",
     "barcodePdf417",
     "barcodeAztec",

@@ -270,7 +270,16 @@ fn check(case: &Case, reply: &Reply) -> Option<String> {
         return Some(format!("status {} (want {status}): {shown}", reply.status));
     }
     let path = case.spec["path"].as_str().unwrap_or("/api/v1/label");
-    if status == 200 && path.split('?').next() == Some("/api/v1/label") {
+    let route = path.split('?').next();
+    if status == 200 && route == Some("/api/v1/batch") {
+        let ok = reply.bytes.starts_with(b"%PDF-")
+            || reply.bytes.starts_with(b"^XA")
+            || reply.bytes.starts_with(b"PK\x03\x04");
+        if !ok {
+            return Some(format!("200 without a PDF, ZPL or ZIP: {shown}"));
+        }
+    }
+    if status == 200 && route == Some("/api/v1/label") {
         let zpl = reply.header("content-type").as_deref() == Some("application/zpl");
         if zpl {
             if let Some(why) = zpl_problem(&text) {

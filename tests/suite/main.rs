@@ -5,6 +5,7 @@ mod support;
 mod architecture;
 mod barcode_service;
 mod barcodes;
+mod batches;
 mod cli;
 mod contract;
 mod dashboard;

@@ -208,7 +208,7 @@ fn sheet_2_shows_sheet_2() {
             &two_sheets(),
             PngOptions {
                 dpi: Some(100),
-                sheet: n,
+                sheet: Some(n),
                 mono: false,
             },
         )
@@ -224,7 +224,7 @@ fn a_sheet_past_the_end_a_dpi_out_of_range_and_too_many_pixels_are_refused() {
     let (path, message) = refusal(png_of(
         &two_sheets(),
         PngOptions {
-            sheet: 3,
+            sheet: Some(3),
             ..PngOptions::default()
         },
     ));

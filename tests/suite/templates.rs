@@ -48,8 +48,8 @@ fn values_print_as_text_whatever_typst_or_markup_they_hold() {
     let hostile = "#panic(\"x\") ] [B]bold[/B] \\ $ math $ // {{inner}} <a> *x* \"q\"";
     let body = json!({"template": one_text("{{v}}"), "data": {"v": hostile}});
     let pdf = render(body);
-    // Square-bracket markup of the value is not rich text either: values
-    // are plain text, as the template's own strings would be if written.
+    // The filled string is the string written by hand: its rich-text tags
+    // format it as they would there, and nothing of it is Typst.
     let by_hand = render(one_text(hostile));
     assert_eq!(pdf.text(0), by_hand.text(0));
     assert!(pdf.text(0).contains("#panic(\"x\") ]"), "{}", pdf.text(0));

@@ -95,6 +95,9 @@ fn every_example_prints_from_zpl_dot_for_dot_as_its_png_and_its_barcodes_decode(
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        // A template example fills into one of the others, byte for byte
+        // (templates.rs): its barcodes are theirs.
+        .filter(|p| !p.to_string_lossy().ends_with("_template.json"))
         .collect();
     examples.sort();
     assert!(examples.len() >= 6, "{examples:?}");

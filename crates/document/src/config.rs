@@ -218,6 +218,10 @@ pub struct Limits {
     /// kB each, so only a document of many large sheets at 600 dpi
     /// reaches it.
     pub zpl_bytes: u64,
+    /// Most documents in one batch (`POST /api/v1/batch`). A batch is
+    /// also bounded as one document is: its sheets together within
+    /// `sheets`, its body within `body_bytes`.
+    pub batch_documents: usize,
     /// Render deadline in milliseconds (HTTP route).
     pub render_deadline_ms: u64,
     /// Concurrent renders; 0 means one per CPU core.
@@ -371,6 +375,7 @@ impl Default for Limits {
             png_dpi_max: 1_200,
             png_pixels: 40_000_000,
             zpl_bytes: 32_000_000,
+            batch_documents: 500,
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,

@@ -1,5 +1,7 @@
 //! The engine: validation, lowering, Typst compile and PDF export behind one call.
 
+pub mod archive;
+mod batch;
 mod font_slim;
 pub mod fonts;
 pub mod memory;
@@ -51,6 +53,9 @@ pub struct Rendered {
     /// Sheets in `bytes`: all of them in a PDF, one in a PNG, those asked
     /// for in ZPL.
     pub delivered_sheets: usize,
+    /// Documents in `bytes`: 1, or a batch's rendered documents (what the
+    /// answer is charged).
+    pub documents: usize,
     /// Download name when `settings.output.mode` is `file`.
     pub file_name: Option<String>,
     /// How many validation warnings the document has (`crate::warnings`);
@@ -134,13 +139,17 @@ impl Engine {
     /// barcodes' modules are whole dots of that printer and can go native
     /// (`crate::native_barcode`).
     pub fn validate_for(&self, body: &[u8], output: &Output) -> Result<LaidOut, RequestError> {
+        self.validate_body_for(Body::classify(validate::parse_json(body)?)?, output)
+    }
+
+    /// [`Engine::validate_for`] of a parsed body.
+    fn validate_body_for(&self, mut body: Body, output: &Output) -> Result<LaidOut, RequestError> {
         let Output::Zpl(options) = output else {
-            return self.validate(body);
+            return self.validate_body(body);
         };
         if !options.native_barcodes {
-            return self.validate(body);
+            return self.validate_body(body);
         }
-        let mut body = Body::classify(validate::parse_json(body)?)?;
         if let Some(root) = body.document_mut().as_object_mut() {
             let settings = root
                 .entry("settings")
@@ -179,17 +188,35 @@ impl Engine {
                     Raster::resolve(options.dpi, options.mono, &doc.document, &self.config)
                         .map_err(refused)?;
                 let now = clock();
-                let (mut pngs, sheets) =
-                    self.render_png_at(doc, &raster, Some(options.sheet), now)?;
-                let file_name = crate::pdf::output::file_name(&doc.document.settings, now)
-                    .map(|name| raster::file_name(&name, options.sheet, sheets));
+                let (mut pngs, sheets) = self.render_png_at(doc, &raster, options.sheet, now)?;
+                let name = crate::pdf::output::file_name(&doc.document.settings, now);
+                let warnings = crate::warnings::check(doc).len();
+                if pngs.len() == 1 {
+                    let sheet = options.sheet.unwrap_or(1);
+                    return Ok(Rendered {
+                        bytes: pngs.pop().unwrap_or_default(),
+                        format: Format::Png,
+                        sheets,
+                        delivered_sheets: 1,
+                        documents: 1,
+                        file_name: name.map(|name| raster::file_name(&name, sheet, sheets)),
+                        warnings,
+                    });
+                }
+                // Every sheet of a document of several: one archive.
+                let entries: Vec<(String, Vec<u8>)> = pngs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, png)| (archive::sheet_name(1, i + 1, "png"), png))
+                    .collect();
                 Ok(Rendered {
-                    bytes: pngs.pop().unwrap_or_default(),
-                    format: Format::Png,
+                    bytes: archive::zip(&entries),
+                    format: Format::Zip,
                     sheets,
-                    delivered_sheets: 1,
-                    file_name,
-                    warnings: crate::warnings::check(doc).len(),
+                    delivered_sheets: sheets,
+                    documents: 1,
+                    file_name: name.map(|name| format!("{}.zip", raster::stem(&name))),
+                    warnings,
                 })
             }
             Output::Zpl(options) => self.render_zpl_at(doc, options, clock()),
@@ -257,6 +284,7 @@ impl Engine {
             format: Format::Zpl,
             sheets,
             delivered_sheets: delivered,
+            documents: 1,
             file_name,
             warnings: crate::warnings::check(doc).len(),
         })
@@ -347,23 +375,7 @@ impl Engine {
         let lowered = self.lower(laid);
         let doc = &laid.document;
         let sheets = lowered.sheets;
-        let profile = doc
-            .settings
-            .profile
-            .as_deref()
-            .and_then(crate::pdf::Profile::parse);
-        let meta = doc.settings.metadata.clone().unwrap_or_default();
-        let export = Export {
-            profile,
-            // Tags make big documents ~12x larger and slower: only when needed or asked.
-            tagged: profile.is_some_and(|p| p.requires_tags())
-                || doc.settings.tagged.unwrap_or(false),
-            creator: meta.creator.clone().unwrap_or_else(|| PRODUCER.to_string()),
-            producer: meta
-                .producer
-                .clone()
-                .unwrap_or_else(|| PRODUCER.to_string()),
-        };
+        let export = Export::of(doc);
         let pdf = self.compile(
             lowered.source,
             lowered.images,
@@ -376,6 +388,7 @@ impl Engine {
             format: Format::Pdf,
             sheets,
             delivered_sheets: sheets,
+            documents: 1,
             file_name: crate::pdf::output::file_name(&doc.settings, now),
             warnings: crate::warnings::check(laid).len(),
         })
@@ -446,6 +459,26 @@ struct Export {
     tagged: bool,
     creator: String,
     producer: String,
+}
+
+impl Export {
+    /// As `doc`'s settings ask.
+    fn of(doc: &crate::ir::Document) -> Export {
+        let profile = doc
+            .settings
+            .profile
+            .as_deref()
+            .and_then(crate::pdf::Profile::parse);
+        let meta = doc.settings.metadata.clone().unwrap_or_default();
+        Export {
+            profile,
+            // Tags make big documents ~12x larger and slower: only when needed or asked.
+            tagged: profile.is_some_and(|p| p.requires_tags())
+                || doc.settings.tagged.unwrap_or(false),
+            creator: meta.creator.clone().unwrap_or_else(|| PRODUCER.to_string()),
+            producer: meta.producer.unwrap_or_else(|| PRODUCER.to_string()),
+        }
+    }
 }
 
 /// Now, or `SOURCE_DATE_EPOCH` when set (byte-for-byte reproducible output).

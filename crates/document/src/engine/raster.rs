@@ -41,8 +41,9 @@ pub struct PngOptions {
     /// Dots per inch; `None`: `settings.print_dpi`, else the runtime
     /// configuration's `defaults.png_dpi`.
     pub dpi: Option<u32>,
-    /// 1-based sheet number.
-    pub sheet: usize,
+    /// 1-based sheet number; `None`: every sheet (a ZIP of them when the
+    /// document has several).
+    pub sheet: Option<usize>,
     /// Pure black and white.
     pub mono: bool,
 }
@@ -51,7 +52,7 @@ impl Default for PngOptions {
     fn default() -> Self {
         PngOptions {
             dpi: None,
-            sheet: 1,
+            sheet: None,
             mono: false,
         }
     }
@@ -63,6 +64,9 @@ pub enum Format {
     Pdf,
     Png,
     Zpl,
+    /// Several files: every sheet as PNG, or a batch's files
+    /// ([`super::archive`]).
+    Zip,
 }
 
 impl Format {
@@ -71,6 +75,7 @@ impl Format {
             Format::Pdf => "application/pdf",
             Format::Png => "image/png",
             Format::Zpl => super::zpl::MEDIA_TYPE,
+            Format::Zip => super::archive::MEDIA_TYPE,
         }
     }
 
@@ -79,6 +84,7 @@ impl Format {
             Format::Pdf => "pdf",
             Format::Png => "png",
             Format::Zpl => "zpl",
+            Format::Zip => "zip",
         }
     }
 }

@@ -28,3 +28,10 @@ pub struct LaidOut {
     /// One per page of `document`, in order.
     pub sheets: Vec<Sheets>,
 }
+
+impl LaidOut {
+    /// Sheets of the whole document (a page flows onto at least one).
+    pub fn sheet_count(&self) -> usize {
+        self.sheets.iter().map(|s| s.count.max(1)).sum()
+    }
+}

@@ -145,11 +145,12 @@ impl Ctx<'_> {
         match target {
             LinkTarget::Url { url } => ty::string(url.trim()),
             LinkTarget::Page { page, x, y } => {
-                let sheet = self
-                    .first_sheet
-                    .get((*page - 1) as usize)
-                    .copied()
-                    .unwrap_or(1);
+                let sheet = self.sheets_before
+                    + self
+                        .first_sheet
+                        .get((*page - 1) as usize)
+                        .copied()
+                        .unwrap_or(1);
                 format!(
                     "(page: {sheet}, x: {}, y: {} + {})",
                     mm(*x),

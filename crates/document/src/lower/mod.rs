@@ -44,6 +44,9 @@ pub(crate) struct Ctx<'a> {
     pub images: Vec<Arc<Vec<u8>>>,
     /// First sheet (1-based) of each request page, for page links.
     pub first_sheet: Vec<usize>,
+    /// Sheets of the documents lowered before this one into the same
+    /// source (a batch): page links land past them.
+    pub sheets_before: usize,
     pub total_sheets: usize,
     /// Current sheet number (1-based) while emitting.
     pub sheet: usize,
@@ -69,51 +72,81 @@ pub fn lower_for(
     fonts: &dyn FontCatalog,
     native_dpi: Option<u32>,
 ) -> Lowered {
-    let doc = &laid.document;
-    let sheets = laid.display_list();
-    let total_sheets = sheets.len();
-    let first_sheet = sheets
-        .iter()
-        .filter(|sheet| sheet.continuation == 0)
-        .map(|sheet| sheet.number)
-        .collect();
-    let mut ctx = Ctx {
-        doc,
-        config,
-        fonts,
-        images: Vec::new(),
-        first_sheet,
-        total_sheets,
-        sheet: 0,
-        out: String::with_capacity(8 * 1024),
-        link_alts: vec![Vec::new(); total_sheets],
-        native_dpi,
-    };
-    ctx.out.push_str(PRELUDE);
-    ctx.document_settings();
-    for sheet in sheets {
-        ctx.sheet = sheet.number;
-        let _ = writeln!(
-            ctx.out,
-            "#page(width: {}, height: {}, {{",
-            typst::mm(sheet.width),
-            typst::mm(sheet.height)
-        );
-        for item in &sheet.items {
-            ctx.item(item, sheet.width);
+    lower_documents(&[laid], config, fonts, native_dpi)
+}
+
+/// Several documents as one Typst document (a batch's PDF): each one's
+/// sheets in order, after the ones before it. `{page}` and
+/// `{total_pages}` count each document's own sheets, page links land in
+/// their own document, and the PDF's metadata is the first document's
+/// (`#set document` may only come before any content).
+pub fn lower_batch(docs: &[&LaidOut], config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
+    lower_documents(docs, config, fonts, None)
+}
+
+fn lower_documents(
+    docs: &[&LaidOut],
+    config: &RuntimeConfig,
+    fonts: &dyn FontCatalog,
+    native_dpi: Option<u32>,
+) -> Lowered {
+    let mut out = String::with_capacity(8 * 1024);
+    out.push_str(PRELUDE);
+    let mut images = Vec::new();
+    let mut link_alts = Vec::new();
+    for (i, laid) in docs.iter().enumerate() {
+        let sheets = laid.display_list();
+        let total_sheets = sheets.len();
+        let first_sheet = sheets
+            .iter()
+            .filter(|sheet| sheet.continuation == 0)
+            .map(|sheet| sheet.number)
+            .collect();
+        let mut ctx = Ctx {
+            doc: &laid.document,
+            config,
+            fonts,
+            images: std::mem::take(&mut images),
+            first_sheet,
+            sheets_before: link_alts.len(),
+            total_sheets,
+            sheet: 0,
+            out: std::mem::take(&mut out),
+            link_alts: vec![Vec::new(); total_sheets],
+            native_dpi,
+        };
+        ctx.document_settings(i == 0);
+        for sheet in sheets {
+            ctx.sheet = sheet.number;
+            let _ = writeln!(
+                ctx.out,
+                "#page(width: {}, height: {}, {{",
+                typst::mm(sheet.width),
+                typst::mm(sheet.height)
+            );
+            for item in &sheet.items {
+                ctx.item(item, sheet.width);
+            }
+            ctx.out.push_str("})\n");
         }
-        ctx.out.push_str("})\n");
+        out = ctx.out;
+        images = ctx.images;
+        link_alts.extend(ctx.link_alts);
     }
     Lowered {
-        source: ctx.out,
-        images: ctx.images,
-        sheets: total_sheets,
-        link_alts: ctx.link_alts,
+        source: out,
+        images,
+        sheets: link_alts.len(),
+        link_alts,
     }
 }
 
 impl Ctx<'_> {
-    fn document_settings(&mut self) {
+    /// The document's metadata (only for the `first` document of a
+    /// source) and text defaults. A later document of a batch sets its
+    /// language back to Typst's default when it names none, so that it
+    /// does not inherit the one before it.
+    fn document_settings(&mut self, first: bool) {
         let meta = self.doc.settings.metadata.clone().unwrap_or_default();
         let mut fields = Vec::new();
         if let Some(t) = &meta.title {
@@ -125,7 +158,7 @@ impl Ctx<'_> {
         if let Some(s) = &meta.subject {
             fields.push(format!("description: {}", typst::string(s)));
         }
-        if !fields.is_empty() {
+        if first && !fields.is_empty() {
             let _ = writeln!(self.out, "#set document({})", fields.join(", "));
         }
         let family = &self.config.defaults.font_family;
@@ -146,11 +179,19 @@ impl Ctx<'_> {
                 1.0
             ),
         );
-        if let Some((lang, region)) = meta.language.as_deref().and_then(split_language) {
-            let _ = write!(text, ", lang: {}", typst::string(&lang));
-            if let Some(r) = region {
-                let _ = write!(text, ", region: {}", typst::string(&r));
+        match meta.language.as_deref().and_then(split_language) {
+            Some((lang, region)) => {
+                let _ = write!(text, ", lang: {}", typst::string(&lang));
+                match region {
+                    Some(r) => {
+                        let _ = write!(text, ", region: {}", typst::string(&r));
+                    }
+                    None if !first => text.push_str(", region: none"),
+                    None => {}
+                }
             }
+            None if !first => text.push_str(", lang: \"en\", region: none"),
+            None => {}
         }
         let _ = writeln!(self.out, "#set text({text})");
     }

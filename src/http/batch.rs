@@ -1,0 +1,119 @@
+//! `POST /api/v1/batch` (docs/http-api.md, "Batches"): many documents in
+//! one request, answered as one file. The checks run as on the render
+//! route (auth, query, body); then the token must cover every document of
+//! the batch before anything renders (403 API-102 otherwise, nothing
+//! charged), one unit per document, of which those rendered are charged.
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use serde::de::IgnoredAny;
+
+use super::extract::{Arrived, JsonBody, Wanted};
+use super::render::{produce, Job};
+use super::request_id::LogInfo;
+use super::state::{AppState, RenderService};
+use crate::api_error::ApiError;
+use crate::auth::Reservation;
+use labelpress_document::engine::Output;
+
+pub async fn batch(
+    Arrived(started): Arrived,
+    State(node): State<AppState>,
+    State(service): State<RenderService>,
+    reservation: Reservation,
+    wanted: Result<Wanted, ApiError>,
+    body: Result<JsonBody, ApiError>,
+) -> Response {
+    let mut info = LogInfo {
+        token: Some(reservation.log_tag()),
+        ..LogInfo::default()
+    };
+    let produced = match (wanted, body) {
+        (Ok(Wanted(output)), Ok(JsonBody(body))) => match one_sheet(&output) {
+            Some(e) => Err(e),
+            None => {
+                let max = service.engine.config().limits.batch_documents;
+                match reserve(reservation, documents_in(&body, max)).await {
+                    Ok(reservations) => {
+                        let all: Vec<&Reservation> = reservations.iter().collect();
+                        let job = Job::Batch;
+                        produce(&node, service, &all, started, body, output, job).await
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        },
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    let mut response = match produced {
+        Ok(document) => {
+            info.sheets = Some(document.sheets);
+            info.bytes = Some(document.bytes.len());
+            document.into_response()
+        }
+        Err(e) => e.into_response(),
+    };
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
+    response.extensions_mut().insert(info);
+    response
+}
+
+/// `?sheet=` picks one sheet of one document: a batch has no such thing.
+fn one_sheet(output: &Output) -> Option<ApiError> {
+    let sheet = match output {
+        Output::Pdf => None,
+        Output::Png(options) => options.sheet,
+        Output::Zpl(options) => options.sheet,
+    };
+    sheet.map(|_| {
+        ApiError::InvalidQuery(
+            "?sheet= picks a sheet of one document; a batch answers every sheet of every document"
+                .into(),
+        )
+    })
+}
+
+/// How many documents the batch body holds, to reserve a unit for each:
+/// the length of its `documents` or `records` array. A body that is not
+/// such an object, or holds more than `max`, reserves one: the engine
+/// refuses it before anything is charged.
+fn documents_in(body: &[u8], max: usize) -> usize {
+    #[derive(serde::Deserialize)]
+    struct Counted {
+        documents: Option<Vec<IgnoredAny>>,
+        records: Option<Vec<IgnoredAny>>,
+    }
+    match serde_json::from_slice::<Counted>(body) {
+        Ok(Counted {
+            documents: Some(items),
+            ..
+        })
+        | Ok(Counted {
+            records: Some(items),
+            ..
+        }) if (1..=max).contains(&items.len()) => items.len(),
+        _ => 1,
+    }
+}
+
+/// `count` reservations on the admitted one's token, or 403 API-102 (the
+/// ones already taken are given back as they drop).
+async fn reserve(first: Reservation, count: usize) -> Result<Vec<Reservation>, ApiError> {
+    let mut reservations = Vec::with_capacity(count);
+    for held in 1..count {
+        match first.another().await {
+            Ok(more) => reservations.push(more),
+            Err(ApiError::Forbidden(_)) => {
+                return Err(ApiError::Forbidden(format!(
+                    "Quota Exceeded: the batch has {count} documents and the token's balance covers {held}; nothing was rendered"
+                )))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    reservations.insert(0, first);
+    Ok(reservations)
+}

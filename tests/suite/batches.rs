@@ -1,0 +1,318 @@
+//! Batches (issue 31): `POST /api/v1/batch` answers many documents as one
+//! PDF, one ZPL stream or a ZIP of PNGs, all or nothing unless `partial`,
+//! charged one unit per document rendered; and a multi-sheet document as
+//! PNG is a ZIP of every sheet.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::server::{self, await_balance, client, new_token, reply, Reply};
+use crate::support::*;
+
+/// A 60 x 40 mm label whose Code 128 carries `code` (and prints it).
+fn label(code: &str) -> Value {
+    json!({"pages": [{"width": 60, "height": 40, "elements": [
+        {"type": "barcode", "x": 5, "y": 5, "width": 50, "height": 20, "format": "code128", "content": code},
+        {"type": "text", "x": 5, "y": 30, "content": code, "style": {"font_size": 8}}
+    ]}]})
+}
+
+fn codes(n: usize) -> Vec<String> {
+    (1..=n).map(|i| format!("WAVE{i:05}")).collect()
+}
+
+async fn post(base: &str, token: &str, query: &str, accept: Option<&str>, body: &Value) -> Reply {
+    let mut request = client()
+        .post(format!("{base}/api/v1/batch{query}"))
+        .bearer_auth(token)
+        .json(body);
+    if let Some(accept) = accept {
+        request = request.header("accept", accept);
+    }
+    reply(request.send().await.unwrap()).await
+}
+
+/// batchdecode.py's reading of an answer's bytes.
+fn read_back(bytes: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("answer");
+    std::fs::write(&path, bytes).unwrap();
+    python_json(
+        "batchdecode.py",
+        &[path.as_os_str(), "200".as_ref()],
+        "PyMuPDF, zxing-cpp, Pillow",
+    )
+}
+
+fn decoded(page: &Value) -> Vec<String> {
+    page.as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wave_of_50_labels_is_one_pdf_in_order_charged_50_and_an_invalid_one_refuses_it_for_nothing(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 200, Some((1000, 1000))).await;
+    let wave = codes(50);
+    let documents: Vec<Value> = wave.iter().map(|c| label(c)).collect();
+
+    let r = post(base, &token, "", None, &json!({ "documents": documents })).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/pdf"));
+    let read = read_back(&r.bytes);
+    let pages = read["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 50);
+    for (page, code) in pages.iter().zip(&wave) {
+        assert_eq!(decoded(page), [code.clone()]);
+    }
+    assert_eq!(read["sizes"][49], json!([60.0, 40.0]));
+    await_balance(base, &id, 150, Duration::from_secs(30)).await;
+
+    // Document 17 breaks a rule: the batch is refused, its paths start
+    // with documents[17], and nothing is charged.
+    let mut broken = documents.clone();
+    broken[17]["pages"][0]["elements"][0]["format"] = json!("code129");
+    let r = post(base, &token, "", None, &json!({ "documents": broken })).await;
+    let error = r.assert_error(422, "API-002");
+    for detail in error["details"].as_array().unwrap() {
+        assert!(
+            detail["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("documents[17]."),
+            "{detail}"
+        );
+    }
+
+    // With partial: 49 render (in order, without 17), 49 are charged, and
+    // the manifest names 17 with its violation.
+    let r = post(
+        base,
+        &token,
+        "",
+        None,
+        &json!({ "documents": broken, "partial": true }),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/zip"));
+    let entries = read_back(&r.bytes)["entries"].as_array().unwrap().clone();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["batch.pdf", "manifest.json"]);
+    let manifest = &entries[1]["json"];
+    assert_eq!(manifest["documents"], 50);
+    assert_eq!(manifest["rendered"].as_array().unwrap().len(), 49);
+    assert_eq!(manifest["left_out"][0]["index"], 17);
+    assert!(manifest["left_out"][0]["violations"][0]["path"]
+        .as_str()
+        .unwrap()
+        .starts_with("documents[17]."));
+    await_balance(base, &id, 101, Duration::from_secs(30)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_template_with_records_is_one_zpl_or_a_zip_of_pngs_and_a_token_short_of_the_batch_renders_nothing(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 8, Some((1000, 1000))).await;
+    let template = label("{{tracking}}");
+    let records: Vec<Value> = codes(3).iter().map(|c| json!({ "tracking": c })).collect();
+    let batch = json!({"template": template, "records": records});
+
+    // ZPL: one label per record, in order.
+    let r = post(base, &token, "?format=zpl", None, &batch).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/zpl"));
+    let zpl = String::from_utf8(r.bytes.clone()).unwrap();
+    assert_eq!(zpl.matches("^XA").count(), 3, "{zpl:.200}");
+    await_balance(base, &id, 5, Duration::from_secs(30)).await;
+
+    // A record without the value: at records[1], naming the template's path.
+    let mut missing = batch.clone();
+    missing["records"][1] = json!({"other": 1});
+    let r = post(base, &token, "", None, &missing).await;
+    let error = r.assert_error(422, "API-002");
+    assert_eq!(error["details"][0]["path"], "records[1]");
+    let message = error["details"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("template.pages[0].elements[0].content"),
+        "{message}"
+    );
+
+    // PNG: a ZIP of 0001-1.png..., each sheet's barcode decoding to its record.
+    let r = post(base, &token, "", Some("image/png"), &batch).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/zip"));
+    let entries = read_back(&r.bytes)["entries"].as_array().unwrap().clone();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["0001-1.png", "0002-1.png", "0003-1.png"]);
+    for (entry, code) in entries.iter().zip(codes(3)) {
+        assert_eq!(decoded(&entry["barcodes"]), [code]);
+    }
+    await_balance(base, &id, 2, Duration::from_secs(30)).await;
+
+    // Three documents on a balance of two: 403, nothing rendered or charged.
+    let r = post(base, &token, "", None, &batch).await;
+    r.assert_error(403, "API-102");
+    // ?sheet= means nothing for a batch.
+    let r = post(base, &token, "?format=zpl&sheet=1", None, &batch).await;
+    r.assert_error(400, "API-006");
+    await_balance(base, &id, 2, Duration::from_secs(30)).await;
+    // The units held for the refused batch came back: two labels still render.
+    let two = json!({"documents": [label("A1"), label("A2")]});
+    let r = post(base, &token, "", None, &two).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    await_balance(base, &id, 0, Duration::from_secs(30)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_document_of_several_sheets_as_png_is_a_zip_of_every_sheet_for_one_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 5, None).await;
+    let mut two = label("SHEET1");
+    two["pages"]
+        .as_array_mut()
+        .unwrap()
+        .push(label("SHEET2")["pages"][0].clone());
+    let r = client()
+        .post(format!("{base}/api/v1/label"))
+        .bearer_auth(&token)
+        .header("accept", "image/png")
+        .json(&two)
+        .send()
+        .await
+        .unwrap();
+    let r = reply(r).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/zip"));
+    let entries = read_back(&r.bytes)["entries"].as_array().unwrap().clone();
+    let found: Vec<(String, Vec<String>)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                decoded(&e["barcodes"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("0001-1.png".to_string(), vec!["SHEET1".to_string()]),
+            ("0001-2.png".to_string(), vec!["SHEET2".to_string()])
+        ]
+    );
+    await_balance(base, &id, 4, Duration::from_secs(30)).await;
+    // ?sheet=2 is that sheet alone, as a PNG.
+    let r = client()
+        .post(format!("{base}/api/v1/label?format=png&sheet=2"))
+        .bearer_auth(&token)
+        .json(&two)
+        .send()
+        .await
+        .unwrap();
+    let r = reply(r).await;
+    assert_eq!(r.header("content-type").as_deref(), Some("image/png"));
+}
+
+/// `labelpress render` with several files, or a template and JSON Lines
+/// records: one file, as the route answers.
+#[test]
+fn the_cli_renders_several_files_or_a_template_with_records_into_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<_> = codes(2)
+        .iter()
+        .map(|c| {
+            let path = dir.path().join(format!("{c}.json"));
+            std::fs::write(&path, label(c).to_string()).unwrap();
+            path
+        })
+        .collect();
+    let out = dir.path().join("two.pdf");
+    let run = std::process::Command::new(crate::server::binary())
+        .arg("render")
+        .args(&paths)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let read = read_back(&std::fs::read(&out).unwrap());
+    let found: Vec<Vec<String>> = read["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(decoded)
+        .collect();
+    assert_eq!(
+        found,
+        [vec![codes(2)[0].clone()], vec![codes(2)[1].clone()]]
+    );
+
+    let template = dir.path().join("template.json");
+    std::fs::write(&template, label("{{tracking}}").to_string()).unwrap();
+    let records = dir.path().join("orders.jsonl");
+    let lines: Vec<String> = codes(4)
+        .iter()
+        .map(|c| json!({ "tracking": c }).to_string())
+        .collect();
+    std::fs::write(&records, lines.join("\n") + "\n\n").unwrap();
+    let wave = dir.path().join("wave.zpl");
+    let run = std::process::Command::new(crate::server::binary())
+        .args(["render", "--template"])
+        .arg(&template)
+        .arg("--records")
+        .arg(&records)
+        .arg("-o")
+        .arg(&wave)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let zpl = std::fs::read_to_string(&wave).unwrap();
+    assert_eq!(zpl.matches("^XA").count(), 4);
+
+    // A batch needs -o; a broken record line is named.
+    let run = std::process::Command::new(crate::server::binary())
+        .arg("render")
+        .args(&paths)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    std::fs::write(&records, "{\"tracking\": \"A\"}\nnot json\n").unwrap();
+    let run = std::process::Command::new(crate::server::binary())
+        .args(["render", "--template"])
+        .arg(&template)
+        .arg("--records")
+        .arg(&records)
+        .arg("-o")
+        .arg(&wave)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("line 2"));
+}
