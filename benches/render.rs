@@ -396,6 +396,31 @@ fn label_zpl(c: &mut Criterion) {
     );
 }
 
+/// A wave of 100 LABELs (the 20 variants, five times each): one batch
+/// (`Engine::render_batch`: one validation each, one compile, one PDF)
+/// against 100 single renders, both on one render thread, so the ratio is
+/// what a render slot gains per label.
+fn label_batch(c: &mut Criterion) {
+    let engine = engine();
+    let docs = labels();
+    let wave: Vec<serde_json::Value> = (0..100).map(|i| docs[i % docs.len()].clone()).collect();
+    let singles = bytes(&wave);
+    let batch = serde_json::to_vec(&serde_json::json!({ "documents": wave })).unwrap();
+    let mut group = c.benchmark_group("label_batch");
+    group.sample_size(10);
+    group.bench_function("100_single_renders", |b| {
+        b.iter(|| {
+            for body in &singles {
+                engine.render_bytes(body).unwrap();
+            }
+        })
+    });
+    group.bench_function("one_batch_of_100", |b| {
+        b.iter(|| engine.render_batch(&batch, &Output::Pdf).unwrap())
+    });
+    group.finish();
+}
+
 /// Single-threaded, as a render in the server runs: on a render thread
 /// whose rayon work stays on it (`engine::threads`).
 fn label_single_threaded(c: &mut Criterion) {
@@ -404,6 +429,7 @@ fn label_single_threaded(c: &mut Criterion) {
     label_scripts(c);
     label_png(c);
     label_zpl(c);
+    label_batch(c);
 }
 
 criterion_group!(benches, label_single_threaded);

@@ -503,7 +503,7 @@ fn check_label(schemas: &mut Schemas) -> Value {
         "tags": ["render"],
         "operationId": "checkLabel",
         "summary": "Validate a DocumentRequest and list its warnings",
-        "description": "Validates the body as `POST /api/v1/label` would, renders nothing and is never charged (a token whose balance is used up is still refused, 403). Authentication, rate limits and the body's size and media type are checked as on the render route; validation waits in the render queue (503 API-503 when it is full or the deadline passes). A valid document answers `valid: true` with its sheets and warnings (codes `LP-W01`...`LP-W07`, docs/document-request.md); a body that is not JSON or breaks a rule answers 200 too, `valid: false` with the violations in `details` (code `API-001` or `API-002`, as the render route's 400 and 422 list them).",
+        "description": "Validates the body as `POST /api/v1/label` would, renders nothing and is never charged (a token whose balance is used up is still refused, 403). Authentication, rate limits and the body's size and media type are checked as on the render route; validation waits in the render queue (503 API-503 when it is full or the deadline passes). A valid document answers `valid: true` with its sheets and warnings (codes `LP-W01`...`LP-W08`, docs/document-request.md); a body that is not JSON or breaks a rule answers 200 too, `valid: false` with the violations in `details` (code `API-001` or `API-002`, as the render route's 400 and 422 list them).",
         "security": [{"token": []}],
         "requestBody": {
             "required": true,

@@ -130,3 +130,31 @@ async fn the_render_route_fills_templates_and_charges_only_what_it_renders() {
     assert_eq!(paths, ["extra", "data"]);
     await_balance(base, &id, 4, Duration::from_secs(30)).await;
 }
+
+/// LP-W08: the new user's mistake the issue names: a template sent as a
+/// plain document prints `{{recipient.name}}` literally, with a warning;
+/// a filled template's escaped `{{` is meant and has none.
+#[test]
+fn a_placeholder_in_a_plain_document_is_warned_about_and_not_in_a_filled_one() {
+    let codes_at = |body: Value| -> Vec<(String, String)> {
+        let laid = ENGINE
+            .validate(&serde_json::to_vec(&body).unwrap())
+            .unwrap();
+        labelpress::warnings::check(&laid)
+            .into_iter()
+            .map(|w| (w.path, w.code.to_string()))
+            .collect()
+    };
+    let found = codes_at(one_text("Hello {{recipient.name}}"));
+    assert_eq!(
+        found,
+        [(
+            "pages[0].elements[0].content".to_string(),
+            "LP-W08".to_string()
+        )]
+    );
+    // Braces that are no placeholder ({page}, JSON in a text) are no sign.
+    assert!(codes_at(one_text("{page} of {total_pages} {\"a\": {}}")).is_empty());
+    let filled = json!({"template": one_text("\\{{not.a.value}} {{v}}"), "data": {"v": "{{x}}"}});
+    assert!(codes_at(filled).is_empty());
+}

@@ -138,6 +138,10 @@ pub struct Document {
     pub pages: Vec<Page>,
     pub header: Option<Section>,
     pub footer: Option<Section>,
+    /// Filled from a template (`crate::template`): a `{{` left in its
+    /// strings was written on purpose (escaped, or a value's), so it is no
+    /// sign of a template sent as a plain document (warning LP-W08).
+    pub from_template: bool,
 }
 
 #[derive(Debug, Clone)]

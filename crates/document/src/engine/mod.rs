@@ -123,7 +123,10 @@ impl Engine {
                 let filled = template::fill(template, &data, &self.config.limits)?;
                 drop(data);
                 validate::validate_value(filled, &self.environment())
-                    .and_then(|document| self.paginate(document))
+                    .and_then(|mut document| {
+                        document.from_template = true;
+                        self.paginate(document)
+                    })
                     .map_err(template::under_template)
             }
         }

@@ -330,6 +330,7 @@ impl<'a> Validator<'a> {
             pages,
             header,
             footer,
+            from_template: false,
         }
     }
 

@@ -65,10 +65,14 @@ pub enum Code {
     /// Two text elements print over each other.
     #[serde(rename = "LP-W07")]
     TextOverlap,
+    /// A plain document holds a `{{placeholder}}`: it prints as written,
+    /// probably a template sent without `template` and `data`.
+    #[serde(rename = "LP-W08")]
+    UnfilledPlaceholder,
 }
 
 impl Code {
-    pub const ALL: [Code; 7] = [
+    pub const ALL: [Code; 8] = [
         Code::OffSheet,
         Code::CutBySheetEdge,
         Code::ModuleBelowDot,
@@ -76,6 +80,7 @@ impl Code {
         Code::TextCut,
         Code::ShrunkAndStillTooLarge,
         Code::TextOverlap,
+        Code::UnfilledPlaceholder,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -87,6 +92,7 @@ impl Code {
             Code::TextCut => "LP-W05",
             Code::ShrunkAndStillTooLarge => "LP-W06",
             Code::TextOverlap => "LP-W07",
+            Code::UnfilledPlaceholder => "LP-W08",
         }
     }
 }
@@ -117,6 +123,7 @@ pub fn check(laid: &LaidOut) -> Vec<Warning> {
             .print_dpi
             .unwrap_or(DEFAULT_PRINT_DPI),
         dpi_given: laid.document.settings.print_dpi.is_some(),
+        placeholders: !laid.document.from_template,
         out: Vec::new(),
     };
     let doc = &laid.document;
@@ -160,7 +167,7 @@ pub struct CheckReport {
 pub struct Finding {
     /// JSON path of the value or element at fault (`pages[0].elements[3]`); empty for the whole body.
     pub path: String,
-    /// `LP-W01` to `LP-W07` for a warning, `API-001` (not JSON) or `API-002` (a violation).
+    /// `LP-W01` to `LP-W08` for a warning, `API-001` (not JSON) or `API-002` (a violation).
     #[schemars(schema_with = "finding_code")]
     pub code: String,
     pub message: String,
@@ -240,6 +247,9 @@ pub(crate) struct Collector {
     dpi: f64,
     /// Whether `dpi` is the document's `settings.print_dpi`.
     dpi_given: bool,
+    /// Whether a `{{placeholder}}` is worth a warning (LP-W08): not in a
+    /// document filled from a template.
+    placeholders: bool,
     out: Vec<Warning>,
 }
 
@@ -332,6 +342,22 @@ impl Collector {
 
     /// The checks that do not depend on where the element is placed.
     fn intrinsic(&mut self, path: Path, element: &Element) {
+        let printed = match element {
+            Element::Text(t) => Some(("content", t.spec.content.as_str())),
+            Element::Barcode(b) => Some(("content", b.spec.content.as_str())),
+            _ => None,
+        };
+        if let Some((field, text)) = printed.filter(|_| self.placeholders) {
+            if let Some(placeholder) = text::placeholder_in(text) {
+                self.push(
+                    format!("{}.{field}", path()),
+                    Code::UnfilledPlaceholder,
+                    format!(
+                        "`{placeholder}` prints as written: to fill it from data, send {{\"template\": <this document>, \"data\": {{...}}}} (docs/document-request.md, \"Templates\")"
+                    ),
+                );
+            }
+        }
         match element {
             Element::Barcode(b) => {
                 self.barcode(path, b);
