@@ -5,12 +5,11 @@
 //! charged), one unit per document, of which those rendered are charged.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::de::IgnoredAny;
 
 use super::extract::{Arrived, JsonBody, Wanted};
-use super::render::{produce, Job};
+use super::render::{answer, produce, Job};
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
@@ -25,7 +24,7 @@ pub async fn batch(
     wanted: Result<Wanted, ApiError>,
     body: Result<JsonBody, ApiError>,
 ) -> Response {
-    let mut info = LogInfo {
+    let info = LogInfo {
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
@@ -46,19 +45,7 @@ pub async fn batch(
         },
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
-    let mut response = match produced {
-        Ok(document) => {
-            info.sheets = Some(document.sheets);
-            info.bytes = Some(document.bytes.len());
-            document.into_response()
-        }
-        Err(e) => e.into_response(),
-    };
-    response
-        .headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("accept"));
-    response.extensions_mut().insert(info);
-    response
+    answer(produced, info)
 }
 
 /// `?sheet=` picks one sheet of one document: a batch has no such thing.

@@ -33,7 +33,7 @@ pub async fn label(
     wanted: Result<Wanted, ApiError>,
     body: Result<JsonBody, ApiError>,
 ) -> Response {
-    let mut info = LogInfo {
+    let info = LogInfo {
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
@@ -44,20 +44,26 @@ pub async fn label(
         }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
+    if produced.is_err() {
+        // Given back before the answer leaves: a client that retries at
+        // once finds its unit there.
+        drop(reservation);
+    }
+    answer(produced, info)
+}
+
+/// The answer of a render or batch: the document, or the error, with
+/// `Vary: accept` (it depends on Accept, so caches must key on it) and
+/// what the request log records.
+pub(super) fn answer(produced: Result<Document, ApiError>, mut info: LogInfo) -> Response {
     let mut response = match produced {
         Ok(document) => {
             info.sheets = Some(document.sheets);
             info.bytes = Some(document.bytes.len());
             document.into_response()
         }
-        Err(e) => {
-            // Given back before the answer leaves: a client that retries at
-            // once finds its unit there.
-            drop(reservation);
-            e.into_response()
-        }
+        Err(e) => e.into_response(),
     };
-    // The answer depends on Accept (PDF or PNG), so caches must key on it.
     response
         .headers_mut()
         .insert(header::VARY, HeaderValue::from_static("accept"));

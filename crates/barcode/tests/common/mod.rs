@@ -33,8 +33,13 @@ pub fn svg(symbology: &str, content: &str, opts: &[(&str, &str)]) -> String {
 
 /// `tests/barcode/decode.py` of the workspace, found from the crate the
 /// test belongs to (the barcode crate's tests and the root suite share it).
+/// The crate's folder is the one cargo runs the test in, when it says so:
+/// a test binary reused from a target folder shared between clones (CI's)
+/// was built in another clone, whose path `env!` kept.
 fn script() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     loop {
         let script = dir.join("tests/barcode/decode.py");
         if script.exists() {

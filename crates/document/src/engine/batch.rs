@@ -318,14 +318,7 @@ impl Engine {
                 }
                 let all: Vec<&LaidOut> = docs.iter().map(|(_, laid)| laid).collect();
                 let lowered = lower::lower_batch(&all, &self.config, self.fonts.as_ref());
-                let export = super::Export::of(first);
-                let pdf = self.compile(
-                    lowered.source,
-                    lowered.images,
-                    &lowered.link_alts,
-                    &export,
-                    now,
-                )?;
+                let pdf = self.compile(lowered, &super::Export::of(first), now)?;
                 Produced::One(pdf, Format::Pdf)
             }
             Output::Zpl(options) => {

@@ -378,14 +378,7 @@ impl Engine {
         let lowered = self.lower(laid);
         let doc = &laid.document;
         let sheets = lowered.sheets;
-        let export = Export::of(doc);
-        let pdf = self.compile(
-            lowered.source,
-            lowered.images,
-            &lowered.link_alts,
-            &export,
-            now,
-        )?;
+        let pdf = self.compile(lowered, &Export::of(doc), now)?;
         Ok(Rendered {
             bytes: pdf,
             format: Format::Pdf,
@@ -406,19 +399,25 @@ impl Engine {
             creator: PRODUCER.into(),
             producer: PRODUCER.into(),
         };
-        self.compile(source, Vec::new(), &[], &export, clock())
+        let lowered = Lowered {
+            source,
+            images: Vec::new(),
+            sheets: 0,
+            link_alts: Vec::new(),
+        };
+        self.compile(lowered, &export, clock())
     }
 
+    /// Compiles lowered source and exports it as `export` says, dated `now`.
     fn compile(
         &self,
-        source: String,
-        images: Vec<Arc<Vec<u8>>>,
-        link_alts: &[Vec<Option<String>>],
+        lowered: Lowered,
         export: &Export,
         now: OffsetDateTime,
     ) -> Result<Vec<u8>, RenderError> {
         let today = to_datetime(now);
-        let world = RenderWorld::new(self.fonts.clone(), source, images, today);
+        let link_alts = lowered.link_alts;
+        let world = RenderWorld::new(self.fonts.clone(), lowered.source, lowered.images, today);
         let document = typeset(&world)?;
         let standards = match export.profile {
             Some(p) => PdfStandards::new(&[p.standard()])
@@ -438,7 +437,7 @@ impl Engine {
             .map_err(|errors| RenderError::Compile(describe(&world, errors.as_slice())))?;
         drop(document);
         memory::after_render();
-        crate::pdf::patch(pdf, &export.producer, link_alts)
+        crate::pdf::patch(pdf, &export.producer, &link_alts)
             .map_err(|e| RenderError::Compile(e.to_string()))
     }
 }
