@@ -404,7 +404,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
         },
         "responses": {
             "200": {
-                "description": "The PDF; or with `format=png` (or `Accept: image/png`) one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk); or with `format=zpl` (or `Accept: application/zpl`) ZPL II, one `^XA`...`^XZ` label per sheet, each sheet's dots as the mono PNG at that dpi has them, in `^GFA` fields (`:Z64:`). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several; a ZPL's in `.zpl`).",
+                "description": "The PDF; or with `format=png` (or `Accept: image/png`) one sheet as PNG at the resolution asked (no alpha channel; 1-bit grey with `mono`; the resolution in its pHYs chunk), or without `sheet` for a document of several sheets a ZIP archive (`application/zip`) of every sheet as PNG (`0001-1.png`, `0001-2.png`, ...); or with `format=zpl` (or `Accept: application/zpl`) ZPL II, one `^XA`...`^XZ` label per sheet, each sheet's dots as the mono PNG at that dpi has them, in `^GFA` fields (`:Z64:`). With `settings.output.mode` `file`, `Content-Disposition: attachment` names it (a PNG's name ends in `.png`, with `-N` for sheet N of a document of several; an archive's in `.zip`; a ZPL's in `.zpl`).",
                 "headers": {
                     "X-Request-Id": header_ref("X-Request-Id"),
                     "X-Labelpress-Warnings": {
@@ -418,7 +418,7 @@ fn render_label(schemas: &mut Schemas) -> Value {
                         "schema": {"type": "string"},
                     },
                 },
-                "content": binary_content(&["application/pdf", "image/png", labelpress_document::engine::zpl::MEDIA_TYPE]),
+                "content": binary_content(&["application/pdf", "image/png", labelpress_document::engine::zpl::MEDIA_TYPE, labelpress_document::engine::archive::MEDIA_TYPE]),
             },
         },
     });
