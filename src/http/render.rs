@@ -163,15 +163,15 @@ pub(super) async fn produce(
             }
             // A job the pool refused (queue full) or withdrew unstarted
             // (deadline) is validated on its own, so that a bad body still
-            // answers 400/422 rather than 503 (docs/http-api.md). A batch
-            // is not: validating it is most of its work.
-            if let (PoolError::QueueFull | PoolError::Deadline { started: false }, Job::Label) =
-                (&e, kind)
-            {
+            // answers 400/422 rather than 503 (docs/http-api.md).
+            if let PoolError::QueueFull | PoolError::Deadline { started: false } = e {
                 let engine = service.engine;
-                tokio::task::spawn_blocking(move || engine.validate(&body))
-                    .await
-                    .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
+                tokio::task::spawn_blocking(move || match kind {
+                    Job::Label => engine.validate(&body).map(drop),
+                    Job::Batch => engine.validate_batch(&body, &output).map(drop),
+                })
+                .await
+                .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
             }
             return Err(e.into_api(pool.retry_after_s()));
         }

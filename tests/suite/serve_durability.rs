@@ -208,6 +208,23 @@ async fn a_full_queue_and_a_passed_deadline_answer_503_and_charge_nothing() {
             .starts_with("pages[0].elements[0]"),
         "{body}"
     );
+    // So is a batch with an invalid document, at its place in the batch.
+    let batch = json!({"documents": [label("fine"), invalid]});
+    let reply = server::client()
+        .post(format!("{b}/api/v1/batch"))
+        .bearer_auth(&token)
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    let body = server::reply(reply).await.assert_error(422, "API-002");
+    assert!(
+        body["details"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("documents[1].pages[0].elements[0]"),
+        "{body}"
+    );
     // Heavy renders past their deadline were abandoned (the count may
     // follow the answer by a moment: the worker is stopped after it).
     let counted = Instant::now() + Duration::from_secs(10);

@@ -200,12 +200,30 @@ fn placed(place: &str, record: bool, error: RequestError) -> Vec<Violation> {
         .collect()
 }
 
+/// A batch whose documents were all validated: the valid ones (with their
+/// places) and, for a partial batch, the ones left out.
+pub struct ValidBatch {
+    documents: Vec<(usize, LaidOut)>,
+    left_out: Vec<LeftOut>,
+    /// Documents in the batch body.
+    count: usize,
+    partial: bool,
+}
+
 impl Engine {
     /// A batch body rendered as `output` asks (its `sheet` must be unset):
     /// one PDF, one ZPL stream or a ZIP archive of PNGs; with `partial`, a
     /// ZIP archive of that output and [`MANIFEST`]. `Rendered::documents`
     /// counts the documents rendered.
     pub fn render_batch(&self, body: &[u8], output: &Output) -> Result<Rendered, RenderError> {
+        let batch = self.validate_batch(body, output)?;
+        self.render_valid_batch(batch, output)
+    }
+
+    /// Reads a batch body and validates every document as `output` needs
+    /// it: refused (API-001/002) as [`Engine::render_batch`] would, before
+    /// anything is drawn.
+    pub fn validate_batch(&self, body: &[u8], output: &Output) -> Result<ValidBatch, RequestError> {
         let limits = &self.config.limits;
         let batch = Batch::read(validate::parse_json(body)?, limits.batch_documents)?;
         let count = batch.entries.len();
@@ -249,18 +267,33 @@ impl Engine {
             }
         }
         if (!batch.partial && !violations.is_empty()) || valid.is_empty() {
-            return Err(RequestError::Invalid(violations).into());
+            return Err(RequestError::Invalid(violations));
         }
         let sheets: usize = valid.iter().map(|(_, laid)| laid.sheet_count()).sum();
         if sheets > limits.sheets {
-            return Err(refused(Violation {
+            return Err(RequestError::Invalid(vec![Violation {
                 path: String::new(),
                 message: format!(
                     "the batch's documents have {sheets} sheets together, more than limits.sheets ({}); send it as several batches",
                     limits.sheets
                 ),
-            }));
+            }]));
         }
+        Ok(ValidBatch {
+            documents: valid,
+            left_out,
+            count,
+            partial: batch.partial,
+        })
+    }
+
+    fn render_valid_batch(
+        &self,
+        batch: ValidBatch,
+        output: &Output,
+    ) -> Result<Rendered, RenderError> {
+        let valid = batch.documents;
+        let sheets: usize = valid.iter().map(|(_, laid)| laid.sheet_count()).sum();
         let produced = self.render_documents(&valid, output)?;
         let (bytes, format) = match (produced, batch.partial) {
             (Produced::One(bytes, format), false) => (bytes, format),
@@ -273,9 +306,9 @@ impl Engine {
                     Produced::Files(files) => files,
                 };
                 let manifest = Manifest {
-                    documents: count,
+                    documents: batch.count,
                     rendered: valid.iter().map(|(index, _)| *index).collect(),
-                    left_out,
+                    left_out: batch.left_out,
                 };
                 files.push((
                     MANIFEST.to_string(),
