@@ -21,15 +21,10 @@ cargo build --profile dev --bin labelpress --example loadgen 2>&1 | tail -1
 BIN=$TARGET/debug
 LABELPRESS=$BIN/labelpress
 
-DATA=$(mktemp -d)
+make_workdir
+DATA=$WORK
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-    rm -rf "$DATA"
-}
-trap cleanup EXIT
 
 python3 - benches/data/label.json "$DATA/batch.json" <<'PY'
 import json, sys

@@ -9,11 +9,12 @@ use axum::response::Response;
 use serde::de::IgnoredAny;
 
 use super::extract::{Arrived, JsonBody, Wanted};
-use super::render::{answer, produce, Job};
+use super::render::{answer, produce};
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
 use crate::auth::Reservation;
+use crate::worker::Work;
 use labelpress_document::engine::Output;
 
 pub async fn batch(
@@ -33,11 +34,16 @@ pub async fn batch(
             Some(e) => Err(e),
             None => {
                 let max = service.engine.config().limits.batch_documents;
-                match reserve(reservation, documents_in(&body, max)).await {
+                // Reading a body of up to `limits.body_bytes` is blocking work.
+                let counted = body.clone();
+                let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
+                    .await
+                    .unwrap_or(1);
+                match reserve(reservation, count).await {
                     Ok(reservations) => {
                         let all: Vec<&Reservation> = reservations.iter().collect();
-                        let job = Job::Batch;
-                        produce(&node, service, &all, started, body, output, job).await
+                        let work = Work::Batch(output);
+                        produce(&node, service, &all, started, body, work).await
                     }
                     Err(e) => Err(e),
                 }

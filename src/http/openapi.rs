@@ -422,12 +422,17 @@ fn render_label(schemas: &mut Schemas) -> Value {
             },
         },
     });
-    let codes: Vec<&str> = api_errors()
+    with_responses(operation, api_error_responses(schemas, &render_codes()))
+}
+
+/// The errors the render and batch routes answer: every API code but the
+/// barcode service's (API-005).
+fn render_codes() -> Vec<&'static str> {
+    api_errors()
         .iter()
         .map(ApiError::code)
         .filter(|c| *c != "API-005")
-        .collect();
-    with_responses(operation, api_error_responses(schemas, &codes))
+        .collect()
 }
 
 fn render_batch(schemas: &mut Schemas) -> Value {
@@ -489,12 +494,7 @@ fn render_batch(schemas: &mut Schemas) -> Value {
             },
         },
     });
-    let codes: Vec<&str> = api_errors()
-        .iter()
-        .map(ApiError::code)
-        .filter(|c| *c != "API-005")
-        .collect();
-    with_responses(operation, api_error_responses(schemas, &codes))
+    with_responses(operation, api_error_responses(schemas, &render_codes()))
 }
 
 fn check_label(schemas: &mut Schemas) -> Value {

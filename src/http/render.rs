@@ -19,8 +19,8 @@ use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
 use crate::auth::{Charger, Reservation};
-use crate::worker::{RenderFailure, WorkerError};
-use labelpress_document::engine::{Format, Output, Rendered};
+use crate::worker::{RenderFailure, Work, WorkerError};
+use labelpress_document::engine::{Format, Rendered};
 
 /// The arguments run in the documented order: auth, query, body. The
 /// reservation is held to the end: dropped uncharged, it gives its unit
@@ -39,8 +39,8 @@ pub async fn label(
     };
     let produced = match (wanted, body) {
         (Ok(Wanted(output)), Ok(JsonBody(body))) => {
-            let job = Job::Label;
-            produce(&node, service, &[&reservation], started, body, output, job).await
+            let work = Work::Document(output);
+            produce(&node, service, &[&reservation], started, body, work).await
         }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };
@@ -102,15 +102,6 @@ impl IntoResponse for Document {
     }
 }
 
-/// What a render job makes of its body.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Job {
-    /// One document (`POST /api/v1/label`).
-    Label,
-    /// A batch (`POST /api/v1/batch`).
-    Batch,
-}
-
 /// Validation, render and charge run as one job on a render thread: one
 /// thread switch per request. The job hands its answer over once the charge
 /// is on disk (the outbox's flusher delivers it), so this task is woken once
@@ -123,8 +114,7 @@ pub(super) async fn produce(
     reservations: &[&Reservation],
     started: Instant,
     body: axum::body::Bytes,
-    output: Output,
-    kind: Job,
+    work: Work,
 ) -> Result<Document, ApiError> {
     let pool = &node.pool;
     let job = {
@@ -134,10 +124,7 @@ pub(super) async fn produce(
         let deadline = (started + pool.deadline()).into_std();
         let retry_after_s = pool.retry_after_s();
         move |reply: Reply<Result<(Rendered, Duration), ApiError>>| {
-            let rendered = match kind {
-                Job::Label => renderer.render(&body, &output, deadline),
-                Job::Batch => renderer.render_batch(&body, &output, deadline),
-            };
+            let rendered = renderer.render(&work, &body, deadline);
             // After the deadline nobody gets this document: it is not charged.
             if reply.claim() {
                 match rendered {
@@ -166,12 +153,9 @@ pub(super) async fn produce(
             // answers 400/422 rather than 503 (docs/http-api.md).
             if let PoolError::QueueFull | PoolError::Deadline { started: false } = e {
                 let engine = service.engine;
-                tokio::task::spawn_blocking(move || match kind {
-                    Job::Label => engine.validate(&body).map(drop),
-                    Job::Batch => engine.validate_batch(&body, &output).map(drop),
-                })
-                .await
-                .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
+                tokio::task::spawn_blocking(move || work.validate(&engine, &body))
+                    .await
+                    .map_err(|_| ApiError::Internal("the validation task failed".into()))??;
             }
             return Err(e.into_api(pool.retry_after_s()));
         }

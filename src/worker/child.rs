@@ -16,7 +16,7 @@ use std::panic::AssertUnwindSafe;
 use super::protocol::{self, Answer, Job, Spec, READY};
 use crate::exit::Exit;
 use labelpress_document::engine::fonts::FontOptions;
-use labelpress_document::engine::{threads, Engine, Output, RenderError};
+use labelpress_document::engine::{threads, Engine};
 use labelpress_document::validate::ResourceDir;
 use labelpress_document::warnings::CheckReport;
 
@@ -69,20 +69,8 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
         };
         let body = protocol::read_frame(&mut input)?;
         match job {
-            Job::Render(format) => {
-                let outcome = unpanicked(&mut output, || render(&engine, &body, &format))?;
-                protocol::write_json(&mut output, &Answer::of(&outcome))?;
-                if let Ok((rendered, _)) = &outcome {
-                    protocol::write_frame(&mut output, &rendered.bytes)?;
-                }
-            }
-            Job::Batch(format) => {
-                let outcome = unpanicked(&mut output, || {
-                    let started = std::time::Instant::now();
-                    engine
-                        .render_batch(&body, &format)
-                        .map(|rendered| (rendered, started.elapsed()))
-                })?;
+            Job::Render(work) => {
+                let outcome = unpanicked(&mut output, || work.run(&engine, &body))?;
                 protocol::write_json(&mut output, &Answer::of(&outcome))?;
                 if let Ok((rendered, _)) = &outcome {
                     protocol::write_frame(&mut output, &rendered.bytes)?;
@@ -120,17 +108,6 @@ fn engine(spec: Spec) -> Result<Engine, String> {
     };
     let fonts: FontOptions = spec.fonts;
     Ok(Engine::new(spec.config, &fonts, resources))
-}
-
-fn render(
-    engine: &Engine,
-    body: &[u8],
-    output: &Output,
-) -> Result<(labelpress_document::engine::Rendered, std::time::Duration), RenderError> {
-    let doc = engine.validate_for(body, output)?;
-    let started = std::time::Instant::now();
-    let rendered = engine.render_as(&doc, output)?;
-    Ok((rendered, started.elapsed()))
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

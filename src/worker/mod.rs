@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use self::process::{Worker, WorkerError};
-pub use self::protocol::Spec;
-use labelpress_document::engine::{Engine, Output, RenderError, Rendered};
+pub use self::protocol::{Spec, Work};
+use labelpress_document::engine::{Engine, RenderError, Rendered};
 use labelpress_document::warnings::CheckReport;
 
 /// How a render thread turns a request body into a PDF.
@@ -130,24 +130,17 @@ impl Workers {
 }
 
 impl Renderer {
-    /// Validates and renders `body` as `output`; a worker gives up at `deadline`.
+    /// Does `work` on `body`; a worker gives up at `deadline`.
     pub fn render(
         &self,
+        work: &Work,
         body: &[u8],
-        output: &Output,
         deadline: Instant,
     ) -> Result<(Rendered, Duration), RenderFailure> {
         match self {
-            Renderer::InProcess(engine) => {
-                let doc = engine
-                    .validate_for(body, output)
-                    .map_err(RenderError::from)?;
-                let started = Instant::now();
-                let rendered = engine.render_as(&doc, output)?;
-                Ok((rendered, started.elapsed()))
-            }
+            Renderer::InProcess(engine) => Ok(work.run(engine, body)?),
             Renderer::Processes(workers) => {
-                let outcome = workers.on_own_worker(|w| w.render(body, output, deadline))?;
+                let outcome = workers.on_own_worker(|w| w.render(work, body, deadline))?;
                 Ok(outcome?)
             }
         }
@@ -155,26 +148,6 @@ impl Renderer {
 
     /// Validates `body` and reports what the check route answers; in the
     /// render thread's worker, so the deadline and the memory cap bound it.
-    /// A batch body (`POST /api/v1/batch`) rendered as `output` asks.
-    pub fn render_batch(
-        &self,
-        body: &[u8],
-        output: &Output,
-        deadline: Instant,
-    ) -> Result<(Rendered, Duration), RenderFailure> {
-        match self {
-            Renderer::InProcess(engine) => {
-                let started = Instant::now();
-                let rendered = engine.render_batch(body, output)?;
-                Ok((rendered, started.elapsed()))
-            }
-            Renderer::Processes(workers) => {
-                let outcome = workers.on_own_worker(|w| w.render_batch(body, output, deadline))?;
-                Ok(outcome?)
-            }
-        }
-    }
-
     pub fn check(&self, body: &[u8], deadline: Instant) -> Result<CheckReport, RenderFailure> {
         match self {
             Renderer::InProcess(engine) => Ok(CheckReport::of(&engine.validate(body))),

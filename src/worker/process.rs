@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::child::SOCKET_FD;
-use super::protocol::{self, Answer, Job, Spec, READY};
-use labelpress_document::engine::{Output, RenderError, Rendered};
+use super::protocol::{self, Answer, Job, Spec, Work, READY};
+use labelpress_document::engine::{RenderError, Rendered};
 use labelpress_document::warnings::CheckReport;
 
 /// The longest a new worker may take to load its engine.
@@ -100,26 +100,15 @@ impl Worker {
         Ok(())
     }
 
-    /// Validates and renders `body` as `output` in the worker. On `Err` the
-    /// worker has been stopped and must be dropped.
+    /// Does `work` on `body` in the worker. On `Err` the worker has been
+    /// stopped and must be dropped.
     pub fn render(
         &mut self,
+        work: &Work,
         body: &[u8],
-        output: &Output,
         deadline: Instant,
     ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
-        let (head, bytes) = self.job(&Job::Render(*output), body, deadline)?;
-        Ok(head.into_outcome(bytes))
-    }
-
-    /// Renders a batch body in the worker, as [`Worker::render`].
-    pub fn render_batch(
-        &mut self,
-        body: &[u8],
-        output: &Output,
-        deadline: Instant,
-    ) -> Result<Result<(Rendered, Duration), RenderError>, WorkerError> {
-        let (head, bytes) = self.job(&Job::Batch(*output), body, deadline)?;
+        let (head, bytes) = self.job(&Job::Render(*work), body, deadline)?;
         Ok(head.into_outcome(bytes))
     }
 

@@ -12,13 +12,13 @@
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::fonts::FontOptions;
-use labelpress_document::engine::{Format, Output, RenderError, Rendered};
+use labelpress_document::engine::{Engine, Format, Output, RenderError, Rendered};
 use labelpress_document::validate::{RequestError, Violation};
 use labelpress_document::warnings::CheckReport;
 
@@ -37,14 +37,50 @@ pub struct Spec {
     pub resources: Option<PathBuf>,
 }
 
+/// What a render makes of its body, wherever it runs (a worker process,
+/// or the server's own render thread).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Work {
+    /// One document (`POST /api/v1/label`), as `Output` asks.
+    Document(Output),
+    /// A batch body (`POST /api/v1/batch`): every document as one file.
+    Batch(Output),
+}
+
+impl Work {
+    /// Validates and renders `body`, with the time the render took: a
+    /// document's without its validation, a batch's with it (a batch
+    /// validates document by document as it goes).
+    pub fn run(&self, engine: &Engine, body: &[u8]) -> Result<(Rendered, Duration), RenderError> {
+        match self {
+            Work::Document(output) => {
+                let doc = engine.validate_for(body, output)?;
+                let started = Instant::now();
+                let rendered = engine.render_as(&doc, output)?;
+                Ok((rendered, started.elapsed()))
+            }
+            Work::Batch(output) => {
+                let started = Instant::now();
+                let rendered = engine.render_batch(body, output)?;
+                Ok((rendered, started.elapsed()))
+            }
+        }
+    }
+
+    /// Only the validation of [`Work::run`]: its refusal, if any.
+    pub fn validate(&self, engine: &Engine, body: &[u8]) -> Result<(), RequestError> {
+        match self {
+            Work::Document(output) => engine.validate_for(body, output).map(drop),
+            Work::Batch(output) => engine.validate_batch(body, output).map(drop),
+        }
+    }
+}
+
 /// What one job produces; the request body follows as the next frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Job {
     /// Validate, then render as asked: [`Answer::Document`] or a refusal.
-    Render(Output),
-    /// A batch body (`POST /api/v1/batch`): [`Answer::Document`] of every
-    /// document, or a refusal.
-    Batch(Output),
+    Render(Work),
     /// Validate only (`POST /api/v1/label/check`): [`Answer::Checked`].
     /// In the worker, so that the deadline and the memory cap bound it as
     /// they bound a render.
@@ -314,14 +350,20 @@ mod tests {
             copies: 2,
             native_barcodes: true,
         });
-        write_json(&mut wire, &Job::Render(output)).unwrap();
-        write_json(&mut wire, &Job::Render(zpl)).unwrap();
+        write_json(&mut wire, &Job::Render(Work::Document(output))).unwrap();
+        write_json(&mut wire, &Job::Render(Work::Batch(zpl))).unwrap();
         write_json(&mut wire, &Job::Check).unwrap();
         let mut reader = wire.as_slice();
         let again: Job = read_json(&mut reader).unwrap();
-        assert!(matches!(again, Job::Render(o) if o == output), "{again:?}");
+        assert!(
+            matches!(again, Job::Render(Work::Document(o)) if o == output),
+            "{again:?}"
+        );
         let again: Job = read_json(&mut reader).unwrap();
-        assert!(matches!(again, Job::Render(o) if o == zpl), "{again:?}");
+        assert!(
+            matches!(again, Job::Render(Work::Batch(o)) if o == zpl),
+            "{again:?}"
+        );
         let check: Job = read_json(&mut reader).unwrap();
         assert!(matches!(check, Job::Check), "{check:?}");
     }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::server::{self, await_balance, client, new_token, reply, Reply};
 use crate::support::*;
+use crate::zpl::{labelpress, run};
 
 /// A 60 x 40 mm label whose Code 128 carries `code` (and prints it).
 fn label(code: &str) -> Value {
@@ -246,18 +247,11 @@ fn the_cli_renders_several_files_or_a_template_with_records_into_one_file() {
         })
         .collect();
     let out = dir.path().join("two.pdf");
-    let run = std::process::Command::new(crate::server::binary())
+    run(labelpress(dir.path())
         .arg("render")
         .args(&paths)
         .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+        .arg(&out));
     let read = read_back(&std::fs::read(&out).unwrap());
     let found: Vec<Vec<String>> = read["pages"]
         .as_array()
@@ -279,40 +273,30 @@ fn the_cli_renders_several_files_or_a_template_with_records_into_one_file() {
         .collect();
     std::fs::write(&records, lines.join("\n") + "\n\n").unwrap();
     let wave = dir.path().join("wave.zpl");
-    let run = std::process::Command::new(crate::server::binary())
-        .args(["render", "--template"])
-        .arg(&template)
-        .arg("--records")
-        .arg(&records)
-        .arg("-o")
-        .arg(&wave)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let from_template = || {
+        let mut command = labelpress(dir.path());
+        command
+            .args(["render", "--template"])
+            .arg(&template)
+            .arg("--records")
+            .arg(&records)
+            .arg("-o")
+            .arg(&wave);
+        command
+    };
+    run(&mut from_template());
     let zpl = std::fs::read_to_string(&wave).unwrap();
     assert_eq!(zpl.matches("^XA").count(), 4);
 
     // A batch needs -o; a broken record line is named.
-    let run = std::process::Command::new(crate::server::binary())
+    let without_output = labelpress(dir.path())
         .arg("render")
         .args(&paths)
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(without_output.status.code(), Some(2));
     std::fs::write(&records, "{\"tracking\": \"A\"}\nnot json\n").unwrap();
-    let run = std::process::Command::new(crate::server::binary())
-        .args(["render", "--template"])
-        .arg(&template)
-        .arg("--records")
-        .arg(&records)
-        .arg("-o")
-        .arg(&wave)
-        .output()
-        .unwrap();
+    let run = from_template().output().unwrap();
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("line 2"));
 }

@@ -42,7 +42,7 @@ fn label_sizes(zpl: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
-fn run(command: &mut Command) -> Output {
+pub(crate) fn run(command: &mut Command) -> Output {
     let out = command.output().unwrap();
     assert!(
         out.status.success(),
@@ -53,7 +53,7 @@ fn run(command: &mut Command) -> Output {
     out
 }
 
-fn labelpress(dir: &Path) -> Command {
+pub(crate) fn labelpress(dir: &Path) -> Command {
     let mut c = Command::new(binary());
     c.current_dir(dir);
     c

@@ -61,7 +61,7 @@ impl Body {
         let mut violations = Vec::new();
         for key in root.keys() {
             if key != TEMPLATE_KEY && key != DATA_KEY {
-                violations.push(violation(
+                violations.push(Violation::at(
                     key,
                     format!(
                         "unknown field `{key}` of a template body: expected `template` and `data`"
@@ -75,21 +75,21 @@ impl Body {
             .unwrap_or_else(|| Value::Object(Map::new()));
         match &template {
             Value::Object(_) => {}
-            Value::String(name) => violations.push(violation(
+            Value::String(name) => violations.push(Violation::at(
                 TEMPLATE_KEY,
                 format!(
                     "`{name}` names a stored template, which this deployment cannot look up; send the template itself (a DocumentRequest object)"
                 ),
             )),
-            _ => violations.push(violation(
+            _ => violations.push(Violation::at(
                 TEMPLATE_KEY,
-                "must be a DocumentRequest object whose strings may hold {{placeholders}}".into(),
+                "must be a DocumentRequest object whose strings may hold {{placeholders}}",
             )),
         }
         if !data.is_object() {
-            violations.push(violation(
+            violations.push(Violation::at(
                 DATA_KEY,
-                "must be an object of the values the placeholders name".into(),
+                "must be an object of the values the placeholders name",
             ));
         }
         if violations.is_empty() {
@@ -135,25 +135,26 @@ pub fn under_template(error: RequestError) -> RequestError {
         RequestError::Invalid(violations) => RequestError::Invalid(
             violations
                 .into_iter()
-                .map(|v| Violation {
-                    path: if v.path.is_empty() {
-                        TEMPLATE_KEY.to_string()
-                    } else {
-                        format!("{TEMPLATE_KEY}.{}", v.path)
-                    },
-                    message: v.message,
-                })
+                .map(|v| v.under(TEMPLATE_KEY))
                 .collect(),
         ),
         json => json,
     }
 }
 
-fn violation(path: &str, message: String) -> Violation {
-    Violation {
-        path: path.to_string(),
-        message,
+/// The first `{{path}}` in `text` that filling would read as a
+/// placeholder (warning LP-W08 looks for them in plain documents).
+pub fn placeholder_in(text: &str) -> Option<&str> {
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let close = after.find("}}")?;
+        if parse_path(after[..close].trim()).is_ok() {
+            return Some(&rest[open..open + 2 + close + 2]);
+        }
+        rest = after;
     }
+    None
 }
 
 /// Where placeholders are looked up: the data, or one item of a
@@ -189,7 +190,7 @@ impl Filler<'_> {
 
     fn refuse(&mut self, path: &str, message: String) {
         if !self.full() {
-            self.violations.push(violation(path, message));
+            self.violations.push(Violation::at(path, message));
         }
     }
 

@@ -69,12 +69,7 @@ struct Entry {
 
 impl Batch {
     fn read(value: Value, max: usize) -> Result<Batch, RequestError> {
-        let invalid = |path: &str, message: String| {
-            RequestError::Invalid(vec![Violation {
-                path: path.into(),
-                message,
-            }])
-        };
+        let invalid = |path: &str, message: String| RequestError::at(path, message);
         let Value::Object(mut root) = value else {
             return Err(invalid(
                 "",
@@ -182,20 +177,13 @@ impl Batch {
 fn placed(place: &str, record: bool, error: RequestError) -> Vec<Violation> {
     let violations = match error {
         RequestError::Invalid(violations) => violations,
-        json => vec![Violation {
-            path: String::new(),
-            message: json.to_string(),
-        }],
+        json => vec![Violation::at("", json.to_string())],
     };
     violations
         .into_iter()
-        .map(|v| {
-            let (path, message) = match (record, v.path.is_empty()) {
-                (_, true) => (place.to_string(), v.message),
-                (true, false) => (place.to_string(), format!("{}: {}", v.path, v.message)),
-                (false, false) => (format!("{place}.{}", v.path), v.message),
-            };
-            Violation { path, message }
+        .map(|v| match record && !v.path.is_empty() {
+            true => Violation::at(place, format!("{}: {}", v.path, v.message)),
+            false => v.under(place),
         })
         .collect()
 }
@@ -271,13 +259,13 @@ impl Engine {
         }
         let sheets: usize = valid.iter().map(|(_, laid)| laid.sheet_count()).sum();
         if sheets > limits.sheets {
-            return Err(RequestError::Invalid(vec![Violation {
-                path: String::new(),
-                message: format!(
+            return Err(RequestError::at(
+                "",
+                format!(
                     "the batch's documents have {sheets} sheets together, more than limits.sheets ({}); send it as several batches",
                     limits.sheets
                 ),
-            }]));
+            ));
         }
         Ok(ValidBatch {
             documents: valid,

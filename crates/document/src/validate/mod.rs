@@ -35,6 +35,25 @@ pub struct Violation {
     pub message: String,
 }
 
+impl Violation {
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> Violation {
+        Violation {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    /// This violation of a document that sits at `place` in a larger body
+    /// (`template`, `documents[3]`): its path from that body's root.
+    pub fn under(self, place: &str) -> Violation {
+        let path = match self.path.is_empty() {
+            true => place.to_string(),
+            false => format!("{place}.{}", self.path),
+        };
+        Violation { path, ..self }
+    }
+}
+
 /// Why a request cannot be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RequestError {
@@ -48,6 +67,13 @@ pub enum RequestError {
     /// API-002: the JSON breaks the schema or a rule.
     #[error("{}", summary(.0))]
     Invalid(Vec<Violation>),
+}
+
+impl RequestError {
+    /// API-002 with one violation.
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> RequestError {
+        RequestError::Invalid(vec![Violation::at(path, message)])
+    }
 }
 
 fn summary(violations: &[Violation]) -> String {
@@ -88,12 +114,7 @@ pub fn parse_json(body: &[u8]) -> Result<Value, RequestError> {
 
 /// Validates an already parsed JSON value.
 pub fn validate_value(value: Value, env: &Environment) -> Result<Document, RequestError> {
-    let invalid = |path: &str, message: String| {
-        RequestError::Invalid(vec![Violation {
-            path: path.into(),
-            message,
-        }])
-    };
+    let invalid = |path: &str, message: String| RequestError::at(path, message);
     match &value {
         Value::Array(_) => {
             return Err(invalid(

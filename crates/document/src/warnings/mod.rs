@@ -348,7 +348,7 @@ impl Collector {
             _ => None,
         };
         if let Some((field, text)) = printed.filter(|_| self.placeholders) {
-            if let Some(placeholder) = text::placeholder_in(text) {
+            if let Some(placeholder) = crate::template::placeholder_in(text) {
                 self.push(
                     format!("{}.{field}", path()),
                     Code::UnfilledPlaceholder,

@@ -230,24 +230,3 @@ pub(crate) fn shortest_line(t: &Text) -> f64 {
         .copied()
         .fold(f64::INFINITY, f64::min)
 }
-
-/// The first `{{name}}` in `text` that looks like a template placeholder (a
-/// path of names, `.` and `[n]`, as `crate::template` reads them), if any.
-pub(super) fn placeholder_in(text: &str) -> Option<&str> {
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let after = &rest[open + 2..];
-        let close = after.find("}}")?;
-        let inner = after[..close].trim();
-        let path_like = !inner.is_empty()
-            && inner.len() <= 100
-            && inner
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'));
-        if path_like {
-            return Some(&rest[open..open + 2 + close + 2]);
-        }
-        rest = after;
-    }
-    None
-}
