@@ -39,6 +39,10 @@ pub enum ApiError {
     /// API-005 (404): no such route.
     #[error("no such route")]
     NotFound,
+    /// API-005 (404): the route exists, the stored template it names (in the
+    /// path or in a body's `template`) does not, for this token's account.
+    #[error("{0}")]
+    Missing(String),
     /// API-005 (405): the route exists, the method does not.
     #[error("method not allowed on this route")]
     MethodNotAllowed,
@@ -86,7 +90,7 @@ impl ApiError {
             ApiError::Validation(_) => "API-002",
             ApiError::PayloadTooLarge { .. } => "API-003",
             ApiError::UnsupportedMediaType(_) => "API-004",
-            ApiError::NotFound | ApiError::MethodNotAllowed => "API-005",
+            ApiError::NotFound | ApiError::Missing(_) | ApiError::MethodNotAllowed => "API-005",
             ApiError::InvalidQuery(_) => "API-006",
             ApiError::NotAcceptable(_) => "API-007",
             ApiError::Unauthorized(_) => "API-101",
@@ -106,7 +110,7 @@ impl ApiError {
             ApiError::Validation(_) => 422,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType(_) => 415,
-            ApiError::NotFound => 404,
+            ApiError::NotFound | ApiError::Missing(_) => 404,
             ApiError::MethodNotAllowed => 405,
             ApiError::NotAcceptable(_) => 406,
             ApiError::Unauthorized(_) => 401,

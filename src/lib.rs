@@ -9,12 +9,14 @@
 //! - [`cli`]: the binary's commands, `labelpress token` included;
 //! - [`http`]: the routes of all three services and the OpenAPI document;
 //! - [`worker`]: render worker processes;
+//! - [`templates`]: the render nodes' stored templates (embedded or
+//!   PostgreSQL);
 //! - [`auth`]: the render route's guard (token cache, outbox, limits), which
 //!   asks [`verify`]: the verification service and its ledger;
 //! - shared below them: [`credential`] (token digest, bearer header, clock,
 //!   rate limits), [`api_error`], [`request_context`], [`metrics`],
-//!   [`data_dir`], [`exit`], and the storage helpers [`group_commit`] and
-//!   [`synced_sled`].
+//!   [`data_dir`], [`exit`], and the storage helpers [`group_commit`],
+//!   [`synced_sled`] and [`postgres_pool`].
 pub mod api_error;
 pub mod auth;
 pub mod build_info;
@@ -26,8 +28,10 @@ pub mod group_commit;
 pub mod http;
 pub mod logging;
 pub mod metrics;
+pub mod postgres_pool;
 pub mod request_context;
 pub mod synced_sled;
+pub mod templates;
 pub mod verify;
 pub mod worker;
 

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::credential::TokenHash;
+use crate::credential::{Owner, TokenHash};
 use crate::verify::RateLimit;
 
 /// What the cache knows about a verified token.
@@ -17,6 +17,9 @@ pub struct Entry {
     /// or the token's own expiry if sooner.
     pub fresh_until: i64,
     pub rate_limit: Option<RateLimit>,
+    /// Whose stored templates the token sees. Required: an entry cached
+    /// before owners were decodes as none, a miss, and is verified again.
+    pub owner: Owner,
 }
 
 /// Result of [`TokenCache::blacklisted`].
@@ -178,6 +181,7 @@ mod tests {
             balance: 2,
             fresh_until: 100,
             rate_limit: None,
+            owner: Owner::account("acme"),
         };
         cache.put(&h, &entry).unwrap();
         assert!(matches!(cache.reserve(&h, 1).unwrap(), Reserve::Hit(e) if e.balance == 1));

@@ -28,7 +28,7 @@ use self::cache::{Blacklisted, Entry, Reserve, TokenCache};
 use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
-use crate::credential::{self, now_ms, BearerError, TokenHash};
+use crate::credential::{self, now_ms, BearerError, Owner, TokenHash};
 use crate::group_commit::{Backlog, Linger};
 use crate::metrics::Metrics;
 use crate::verify::{RateLimit, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
@@ -48,7 +48,11 @@ enum Grant {
     /// `--system-token`: not verified, not charged.
     System,
     /// A verified token; one unit is reserved in the cache.
-    Token { hash: TokenHash, token: String },
+    Token {
+        hash: TokenHash,
+        token: String,
+        owner: Owner,
+    },
 }
 
 impl Grant {
@@ -57,6 +61,13 @@ impl Grant {
         match self {
             Grant::System => "system".into(),
             Grant::Token { hash, .. } => hash.log_prefix(),
+        }
+    }
+
+    fn owner(&self) -> Owner {
+        match self {
+            Grant::System => Owner::system(),
+            Grant::Token { owner, .. } => owner.clone(),
         }
     }
 }
@@ -194,13 +205,31 @@ impl Auth {
         Ok(Reservation::new(self.clone(), grant))
     }
 
+    /// Whose stored templates a request may see: its token authenticated
+    /// as for a render (401, 403, 502; a failure draws from the client
+    /// address's limiter), but nothing reserved or charged and the token's
+    /// render rate limit untouched: managing templates is not rendering.
+    /// A token the verifier refuses (its balance used up included) is 403.
+    pub async fn identify(&self, headers: &HeaderMap, client: IpAddr) -> Result<Owner, ApiError> {
+        let result = self.verified(headers).await;
+        if let Err(ApiError::Unauthorized(_) | ApiError::Forbidden(_)) = &result {
+            if let Err(retry_after_s) = self.limits.failed_auth(client) {
+                return Err(ApiError::RateLimited { retry_after_s });
+            }
+        }
+        let (grant, _) = result?;
+        let owner = grant.owner();
+        self.refund(&grant);
+        Ok(owner)
+    }
+
     /// One more unit for the request already admitted on `grant` (a
     /// batch's further documents): from the cache, or the verifier as on
     /// admission; a token without it is 403. The rate limit and a
     /// blacklisting were checked at admission and are not again: it is the
     /// same request.
     async fn reserve_again(&self, grant: &Grant) -> Result<(), ApiError> {
-        let Grant::Token { hash, token } = grant else {
+        let Grant::Token { hash, token, .. } = grant else {
             return Ok(());
         };
         if self.reserve(hash, now_ms())?.is_some() {
@@ -222,10 +251,23 @@ impl Auth {
     }
 
     async fn authenticate_token(&self, headers: &HeaderMap) -> Result<Grant, ApiError> {
+        let (grant, rate_limit) = self.verified(headers).await?;
+        if let Grant::Token { hash, .. } = &grant {
+            if let Err(retry_after_s) = self.limits.token(hash, rate_limit) {
+                self.release(hash, true);
+                return Err(ApiError::RateLimited { retry_after_s });
+            }
+        }
+        Ok(grant)
+    }
+
+    /// The request's grant, one unit reserved for a token, and the token's
+    /// rate limit; no limiter drawn from.
+    async fn verified(&self, headers: &HeaderMap) -> Result<(Grant, Option<RateLimit>), ApiError> {
         let token = bearer(headers)?;
         if let Some(system) = &self.system_token {
             if bool::from(system.as_bytes().ct_eq(token.as_bytes())) {
-                return Ok(Grant::System);
+                return Ok((Grant::System, None));
             }
         }
         let hash = TokenHash::of(token);
@@ -245,14 +287,12 @@ impl Auth {
                 self.admit_by_verifier(&hash, token).await?
             }
         };
-        if let Err(retry_after_s) = self.limits.token(&hash, entry.rate_limit) {
-            self.release(&hash, true);
-            return Err(ApiError::RateLimited { retry_after_s });
-        }
-        Ok(Grant::Token {
+        let grant = Grant::Token {
             hash,
             token: token.to_string(),
-        })
+            owner: entry.owner,
+        };
+        Ok((grant, entry.rate_limit))
     }
 
     /// One unit from a fresh cache entry, counted in flight; `None` when the
@@ -318,6 +358,7 @@ impl Auth {
                     balance: available - 1,
                     fresh_until: (now + self.ttl_ms).min(granted.expires_at.unwrap_or(i64::MAX)),
                     rate_limit: granted.rate_limit,
+                    owner: Owner::of(granted.account.as_deref(), hash),
                 };
                 let mut in_flight = self.in_flight.lock();
                 self.cache.unblacklist(hash).map_err(storage)?;
@@ -372,7 +413,7 @@ impl Auth {
     fn charge_then(&self, grant: &Grant, then: impl FnOnce(Result<(), ApiError>) + Send + 'static) {
         match grant {
             Grant::System => then(Ok(())),
-            Grant::Token { hash, token } => {
+            Grant::Token { hash, token, .. } => {
                 let in_flight = self.in_flight.clone();
                 let charged = *hash;
                 self.outbox.record_then(hash, token, move |recorded| {

@@ -57,6 +57,11 @@ impl Reservation {
         self.0.grant.log_tag()
     }
 
+    /// Whose stored templates the request sees.
+    pub fn owner(&self) -> super::Owner {
+        self.0.grant.owner()
+    }
+
     /// One more unit on the same token, for the same request (a batch
     /// reserves one per document): given back when dropped uncharged, like
     /// this one.
@@ -172,6 +177,7 @@ mod tests {
                     remaining: "unlimited".into(),
                     rate_limit: None,
                     uncharged: None,
+                    account: Some("acme".into()),
                 }))
             })
         }

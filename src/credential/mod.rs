@@ -36,6 +36,50 @@ impl std::fmt::Debug for TokenHash {
     }
 }
 
+/// Whose stored templates a request sees: the account of its token, as the
+/// verifier names it. A verifier that does not name accounts (the
+/// `account` field of its answer is an extension) leaves each token its
+/// own owner; the system token is one owner of its own.
+#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Owner(String);
+
+impl Owner {
+    pub fn account(name: &str) -> Owner {
+        Owner(format!("account:{name}"))
+    }
+
+    /// A token whose verifier does not say its account: keyed by its digest,
+    /// never by the secret.
+    pub fn token(hash: &TokenHash) -> Owner {
+        let hex: String = hash.0.iter().map(|b| format!("{b:02x}")).collect();
+        Owner(format!("token:{hex}"))
+    }
+
+    pub fn system() -> Owner {
+        Owner("system".into())
+    }
+
+    /// The owner from a verifier's answer for the token `hash`.
+    pub fn of(account: Option<&str>, hash: &TokenHash) -> Owner {
+        account.map_or_else(|| Owner::token(hash), Owner::account)
+    }
+
+    /// The key stores file it under (`account:acme`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Accounts are not secret, but a digest is a store key: shown shortened.
+impl std::fmt::Debug for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.strip_prefix("token:") {
+            Some(hex) => write!(f, "Owner(token:{}..)", &hex[..8.min(hex.len())]),
+            None => write!(f, "Owner({})", self.0),
+        }
+    }
+}
+
 /// Why a request carries no bearer token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BearerError {

@@ -32,22 +32,27 @@ pub async fn batch(
     let produced = match (wanted, body) {
         (Ok(Wanted(output)), Ok(JsonBody(body))) => match one_sheet(&output) {
             Some(e) => Err(e),
-            None => {
-                let max = service.engine.config().limits.batch_documents;
-                // Reading a body of up to `limits.body_bytes` is blocking work.
-                let counted = body.clone();
-                let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
-                    .await
-                    .unwrap_or(1);
-                match reserve(reservation, count).await {
-                    Ok(reservations) => {
-                        let all: Vec<&Reservation> = reservations.iter().collect();
-                        let work = Work::Batch(output);
-                        produce(&node, service, &all, started, body, work).await
+            None => match super::templates::resolve(&service.templates, &reservation.owner(), body)
+                .await
+            {
+                Err(e) => Err(e),
+                Ok(body) => {
+                    let max = service.engine.config().limits.batch_documents;
+                    // Reading a body of up to `limits.body_bytes` is blocking work.
+                    let counted = body.clone();
+                    let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
+                        .await
+                        .unwrap_or(1);
+                    match reserve(reservation, count).await {
+                        Ok(reservations) => {
+                            let all: Vec<&Reservation> = reservations.iter().collect();
+                            let work = Work::Batch(output);
+                            produce(&node, service, &all, started, body, work).await
+                        }
+                        Err(e) => Err(e),
                     }
-                    Err(e) => Err(e),
                 }
-            }
+            },
         },
         (Err(e), _) | (_, Err(e)) => Err(e),
     };

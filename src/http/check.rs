@@ -43,10 +43,12 @@ pub async fn label_check(
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
+    let owner = reservation.owner();
     // Never charged: the reserved unit goes back before anything else.
     drop(reservation);
     let answer = async {
         let JsonBody(body) = body?;
+        let body = super::templates::resolve(&service.templates, &owner, body).await?;
         let pool = &node.pool;
         let retry_after_s = pool.retry_after_s();
         let deadline = started + pool.deadline();
@@ -78,7 +80,7 @@ pub async fn label_check(
 }
 
 /// One of the check slots, waited for until `deadline`.
-async fn check_turn(
+pub(super) async fn check_turn(
     checks: &Arc<Semaphore>,
     deadline: Instant,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, PoolError> {

@@ -1,7 +1,8 @@
 //! What the render and check routes take from a request, as extractors, so
 //! that a handler's arguments state the order of the checks
 //! (docs/http-api.md, "Errors"): axum runs them left to right, the body
-//! last. [`Arrived`] notes the time, [`Reservation`] authenticates (401, 403, 429, 502), [`Wanted`]
+//! last. [`Arrived`] notes the time, [`Reservation`] authenticates (401, 403, 429, 502)
+//! ([`Identified`] too, for the stored-template routes, reserving nothing), [`Wanted`]
 //! reads the query and `Accept` (400 API-006, 406 API-007), [`JsonBody`] the body (413,
 //! 415). A handler that must still log or decorate a refusal takes the
 //! later ones as `Result<_, ApiError>`.
@@ -19,6 +20,7 @@ use tokio::time::Instant;
 use super::output::Query;
 use crate::api_error::ApiError;
 use crate::auth::{Auth, Reservation};
+use crate::credential::Owner;
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::Output;
 use labelpress_document::json_strict::is_json_media_type;
@@ -45,6 +47,25 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let auth = Arc::<Auth>::from_ref(state);
         auth.admit(&parts.headers, client_address(parts)).await
+    }
+}
+
+/// Whose stored templates the request sees: its token authenticated as
+/// for a render, nothing reserved ([`Auth::identify`]).
+pub struct Identified(pub Owner);
+
+impl<S> FromRequestParts<S> for Identified
+where
+    S: Send + Sync,
+    Arc<Auth>: FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let auth = Arc::<Auth>::from_ref(state);
+        auth.identify(&parts.headers, client_address(parts))
+            .await
+            .map(Identified)
     }
 }
 

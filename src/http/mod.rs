@@ -25,6 +25,7 @@ pub mod probes;
 pub mod render;
 pub mod request_id;
 pub mod state;
+pub mod templates;
 pub mod tls;
 
 use std::future::Future;
@@ -36,7 +37,7 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 use tokio::sync::watch;
 
@@ -46,6 +47,9 @@ use crate::auth::remote::RemoteVerifier;
 use crate::auth::{reporter, Auth};
 use crate::data_dir::DataDir;
 use crate::metrics::Metrics;
+use crate::templates::embedded::EmbeddedTemplates;
+use crate::templates::postgres::PgTemplates;
+use crate::templates::Templates;
 use crate::verify::Verifier;
 use crate::worker::{Renderer, Workers};
 use labelpress_document::config::{Isolation, Limits, Nice, RuntimeConfig};
@@ -117,9 +121,9 @@ impl Node {
     /// Locks the data folder, then opens the stores in it; a failure
     /// removes what this start created.
     pub async fn open(options: NodeOptions) -> Result<Node, String> {
-        if options.database_url.is_some() && !options.services.verify {
+        if options.database_url.is_some() && !options.services.verify && !options.services.render {
             return Err(
-                "--database-url is the verify service's ledger: add `verify` to --services".into(),
+                "--database-url holds the verify service's ledger and the render service's stored templates: add `verify` or `render` to --services".into(),
             );
         }
         let data_dir = DataDir::open(&options.data_dir).map_err(|e| e.to_string())?;
@@ -230,10 +234,19 @@ impl Node {
                 pool.backlog(),
                 metrics.clone(),
             )?;
+            let templates = match &database_url {
+                Some(url) => Templates::Postgres(
+                    PgTemplates::connect(url, Duration::from_millis(limits.ledger_timeout_ms))
+                        .await
+                        .map_err(|e| format!("stored templates: {e}"))?,
+                ),
+                None => Templates::Embedded(EmbeddedTemplates::open(&data_dir.join("templates"))?),
+            };
             Some(RenderService {
                 engine,
                 renderer,
                 auth,
+                templates: Arc::new(templates),
             })
         } else {
             None
@@ -341,8 +354,22 @@ fn render_routes(state: &AppState, service: &RenderService) -> Router {
     let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
     let body_limit = DefaultBodyLimit::max(state.config.limits.body_bytes);
     Router::new()
-        .route("/api/v1/label", post(render::label).layer(body_limit))
-        .route("/api/v1/batch", post(batch::batch).layer(body_limit))
+        .route(
+            "/api/v1/label",
+            post(render::label).layer(body_limit.clone()),
+        )
+        .route(
+            "/api/v1/batch",
+            post(batch::batch).layer(body_limit.clone()),
+        )
+        .route("/api/v1/templates", get(templates::list))
+        .route(
+            "/api/v1/templates/{name}",
+            put(templates::put)
+                .layer(body_limit.clone())
+                .get(templates::get)
+                .delete(templates::delete),
+        )
         .route(
             "/api/v1/label/check",
             post(check::label_check).layer(body_limit),

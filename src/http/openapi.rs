@@ -44,6 +44,12 @@ pub fn document() -> Value {
         "/api/v1/label": {"post": render_label(&mut schemas)},
         "/api/v1/label/check": {"post": check_label(&mut schemas)},
         "/api/v1/batch": {"post": render_batch(&mut schemas)},
+        "/api/v1/templates": {"get": list_templates(&mut schemas)},
+        "/api/v1/templates/{name}": {
+            "put": put_template(&mut schemas),
+            "get": get_template(&mut schemas),
+            "delete": delete_template(&mut schemas),
+        },
         "/v1/doc/runtime-config": {"get": runtime_config(&mut schemas)},
         "/barcode/{symbology}/{content}": {"get": barcode()},
         "/barcode/{symbology}/": {"get": barcode_without_content("/barcode/{symbology}/")},
@@ -254,7 +260,9 @@ fn code_meaning(code: &str) -> &'static str {
         }
         "API-003" => "the body is larger than `limits.body_bytes`",
         "API-004" => "the Content-Type is not `application/json`",
-        "API-005" => "no such route or method",
+        "API-005" => {
+            "no such route or method, or no stored template of that name in the token's account"
+        }
         "API-006" => {
             "a query parameter (`format`, `dpi`, `sheet`, `mono`, `barcodes`) is not valid"
         }
@@ -425,14 +433,100 @@ fn render_label(schemas: &mut Schemas) -> Value {
     with_responses(operation, api_error_responses(schemas, &render_codes()))
 }
 
-/// The errors the render and batch routes answer: every API code but the
-/// barcode service's (API-005).
+/// The errors the render and batch routes answer: every API code (API-005
+/// for a stored template the body names that the account does not have).
 fn render_codes() -> Vec<&'static str> {
-    api_errors()
-        .iter()
-        .map(ApiError::code)
-        .filter(|c| *c != "API-005")
+    api_errors().iter().map(ApiError::code).collect()
+}
+
+/// The errors of the stored-template routes: authentication, the body (on
+/// `PUT`), the name (422 API-002), 404 API-005, the store (503 API-503).
+fn template_codes() -> Vec<&'static str> {
+    render_codes()
+        .into_iter()
+        .filter(|c| !matches!(*c, "API-006" | "API-007" | "API-501"))
         .collect()
+}
+
+fn template_name_parameter() -> Value {
+    json!({"name": "name", "in": "path", "required": true,
+           "description": "The template's name: 1 to 64 characters of `A-Za-z0-9._-`, starting with a letter or digit (anything else: 422 API-002 at `name`).",
+           "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"}})
+}
+
+/// A stored-template operation: authenticated with a token, never charged.
+fn template_operation(
+    schemas: &mut Schemas,
+    id: &str,
+    summary: &str,
+    description: &str,
+    parameters: Vec<Value>,
+    responses: Value,
+) -> Value {
+    let operation = json!({
+        "tags": ["render"],
+        "operationId": id,
+        "summary": summary,
+        "description": format!("{description} Templates belong to the account of the token that stored them (a token whose verifier does not name its account: to that token); another account's template of the same name is not visible (404). Authenticated as `POST /api/v1/label` (401, 403, 429, 503 API-502), never charged, and not counted against the token's render rate limit."),
+        "security": [{"token": []}],
+        "parameters": parameters,
+        "responses": responses,
+    });
+    with_responses(operation, api_error_responses(schemas, &template_codes()))
+}
+
+fn put_template(schemas: &mut Schemas) -> Value {
+    let listed = schemas.of::<crate::templates::Listed>();
+    let mut operation = template_operation(
+        schemas,
+        "putTemplate",
+        "Store a template under a name",
+        "The body is the template itself: a DocumentRequest whose strings may hold `{{placeholders}}` (and tables `rows_from`/`row`), as `TemplateRequest.template`. It is checked before it is stored: a placeholder must be a path, and the document must validate with any text in its placeholders (422 API-002 with paths from the template's root, such as `pages[0].elements[2].x`). An account stores up to `limits.templates_per_account` templates, each within `limits.body_bytes`. Then render it with `{\"template\": \"NAME\", \"data\": {...}}` on `POST /api/v1/label`, the check route or in a batch.",
+        vec![template_name_parameter()],
+        json!({
+            "201": response("Stored under a new name; `Location` is its URL.", Some(json_body(listed.clone())), &[]),
+            "200": response("Replaced the account's template of that name.", Some(json_body(listed)), &[]),
+        }),
+    );
+    operation["requestBody"] = json!({
+        "required": true,
+        "content": json_body(json!({"type": "object", "description": "A DocumentRequest whose strings may hold {{placeholders}}."})),
+    });
+    operation
+}
+
+fn get_template(schemas: &mut Schemas) -> Value {
+    template_operation(
+        schemas,
+        "getTemplate",
+        "A stored template, as it was stored",
+        "The JSON body of the `PUT` that stored it.",
+        vec![template_name_parameter()],
+        json!({"200": response("The template.", Some(json_body(json!({"type": "object"}))), &[])}),
+    )
+}
+
+fn delete_template(schemas: &mut Schemas) -> Value {
+    template_operation(
+        schemas,
+        "deleteTemplate",
+        "Delete a stored template",
+        "Renders that name it afterwards are 404.",
+        vec![template_name_parameter()],
+        json!({"204": response("Deleted.", None, &[])}),
+    )
+}
+
+fn list_templates(schemas: &mut Schemas) -> Value {
+    let list = schemas.of::<crate::http::templates::TemplateList>();
+    template_operation(
+        schemas,
+        "listTemplates",
+        "The account's stored templates",
+        "Names, sizes and when each was stored, ordered by name.",
+        vec![],
+        json!({"200": response("The account's templates.", Some(json_body(list)), &[])}),
+    )
 }
 
 fn render_batch(schemas: &mut Schemas) -> Value {
@@ -453,7 +547,9 @@ fn render_batch(schemas: &mut Schemas) -> Value {
         {"type": "object", "title": "TemplateRecords",
          "required": ["template", "records"],
          "properties": {
-            "template": {"type": "object", "description": "A DocumentRequest whose strings may hold `{{placeholders}}` (see `TemplateRequest`), filled once per record."},
+            "template": {"oneOf": [
+                {"type": "object", "description": "A DocumentRequest whose strings may hold `{{placeholders}}` (see `TemplateRequest`), filled once per record."},
+                {"type": "string", "description": "The name of a template the account stored (`PUT /api/v1/templates/{name}`)."}]},
             "records": {"type": "array", "minItems": 1, "maxItems": max,
                         "description": "One data object per document, in order.",
                         "items": {"type": "object"}},

@@ -39,8 +39,13 @@ pub async fn label(
     };
     let produced = match (wanted, body) {
         (Ok(Wanted(output)), Ok(JsonBody(body))) => {
-            let work = Work::Document(output);
-            produce(&node, service, &[&reservation], started, body, work).await
+            match super::templates::resolve(&service.templates, &reservation.owner(), body).await {
+                Ok(body) => {
+                    let work = Work::Document(output);
+                    produce(&node, service, &[&reservation], started, body, work).await
+                }
+                Err(e) => Err(e),
+            }
         }
         (Err(e), _) | (_, Err(e)) => Err(e),
     };

@@ -12,6 +12,7 @@ use tokio::sync::Semaphore;
 use super::pool::RenderPool;
 use crate::auth::Auth;
 use crate::metrics::Metrics;
+use crate::templates::Templates;
 use crate::worker::Renderer;
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::Engine;
@@ -31,6 +32,8 @@ pub struct RenderService {
     /// Where renders run.
     pub renderer: Renderer,
     pub auth: Arc<Auth>,
+    /// The stored templates (`crate::templates`).
+    pub templates: Arc<Templates>,
 }
 
 #[derive(Clone)]

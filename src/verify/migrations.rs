@@ -19,6 +19,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "uncharged",
         include_str!("migrations/0003_uncharged.sql"),
     ),
+    (
+        4,
+        "templates",
+        include_str!("migrations/0004_templates.sql"),
+    ),
 ];
 
 /// Key of the advisory lock migrations hold ("lpschema" in ASCII).

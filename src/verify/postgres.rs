@@ -1,6 +1,7 @@
 //! The ledger on PostgreSQL (`--database-url`), shared by every verifier
 //! node given the same database: a [`Ledger`]. Schema: `migrations/0001_ledger.sql` to
-//! `migrations/0003_uncharged.sql`, applied at start by [`super::migrations`].
+//! `migrations/0003_uncharged.sql` (`0004_templates.sql` is the stored
+//! templates', [`crate::templates::postgres`]), applied at start by [`super::migrations`].
 //!
 //! A deduction without an `Idempotency-Key` is one statement: a conditional
 //! decrement of the token's row that checks revocation, the ban (copied
@@ -27,8 +28,8 @@
 
 use std::time::Duration;
 
-use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::{NoTls, Row};
+use deadpool_postgres::{GenericClient, Pool};
+use tokio_postgres::Row;
 
 use super::history::{Subject, Totals, UsageQuery};
 use super::ledger::{Change, Deduction, Ledger, Outcome, StoreError, UpdateError};
@@ -83,29 +84,8 @@ impl PgLedger {
     /// schema up to date and starts the hourly pruning of idempotency
     /// answers. Errors never quote the URL (it may hold a password).
     pub async fn connect(url: &str, options: PgOptions) -> Result<PgLedger, StoreError> {
-        let mut config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e| StoreError::Database(format!("--database-url: {e}")))?;
-        config
-            .connect_timeout(options.timeout)
-            .keepalives(true)
-            .keepalives_idle(Duration::from_secs(30))
-            .application_name("labelpress");
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(options.connections.max(1))
-            .wait_timeout(Some(options.timeout))
-            .create_timeout(Some(options.timeout))
-            .recycle_timeout(Some(options.timeout))
-            .runtime(Runtime::Tokio1)
-            .build()
-            .map_err(|e| StoreError::Database(e.to_string()))?;
+        let pool = crate::postgres_pool::pool(url, options.connections, options.timeout)
+            .map_err(StoreError::Database)?;
         let ledger = PgLedger {
             batcher: Batcher::start(pool.clone(), options.timeout),
             pool,

@@ -61,6 +61,11 @@ pub struct Granted {
     /// uncharged (a verifier without the extension would have deducted it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncharged: Option<u64>,
+    /// Extension: the token's account, which render nodes file stored
+    /// templates under (`crate::credential::Owner`). Present in every
+    /// answer that read the token's record; absent from an old replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 /// Why the verifier said no. Each maps to one status and `error` value.

@@ -84,7 +84,10 @@ pub fn expired(record: &TokenRecord, now: i64) -> bool {
 
 /// The 200 body for a record (after any deduction).
 pub fn granted(record: &TokenRecord, now: i64) -> Granted {
-    answer(record.balance, record.expires_at, record.rate_limit, now)
+    Granted {
+        account: Some(record.account.clone()),
+        ..answer(record.balance, record.expires_at, record.rate_limit, now)
+    }
 }
 
 /// The 200 body for a token's balance (after any deduction), expiry and
@@ -102,6 +105,7 @@ pub fn answer(
         remaining: remaining(expires_at, now),
         rate_limit,
         uncharged: None,
+        account: None,
     }
 }
 

@@ -572,6 +572,7 @@ fn api_errors() -> Vec<ApiError> {
         ApiError::PayloadTooLarge { limit: 1 },
         ApiError::UnsupportedMediaType(String::new()),
         ApiError::NotFound,
+        ApiError::Missing(String::new()),
         ApiError::MethodNotAllowed,
         ApiError::InvalidQuery(String::new()),
         ApiError::NotAcceptable(String::new()),
@@ -593,6 +594,7 @@ fn api_errors() -> Vec<ApiError> {
             | ApiError::PayloadTooLarge { .. }
             | ApiError::UnsupportedMediaType(_)
             | ApiError::NotFound
+            | ApiError::Missing(_)
             | ApiError::MethodNotAllowed
             | ApiError::InvalidQuery(_)
             | ApiError::NotAcceptable(_)

@@ -35,6 +35,7 @@ mod scripts;
 mod serve_durability;
 mod serve_render;
 mod server;
+mod stored_templates;
 mod tables;
 mod templates;
 mod tls;

@@ -222,6 +222,9 @@ pub struct Limits {
     /// also bounded as one document is: its sheets together within
     /// `sheets`, its body within `body_bytes`.
     pub batch_documents: usize,
+    /// Most templates one account may store (`PUT /api/v1/templates/{name}`);
+    /// each is at most `body_bytes`.
+    pub templates_per_account: usize,
     /// Render deadline in milliseconds (HTTP route).
     pub render_deadline_ms: u64,
     /// Concurrent renders; 0 means one per CPU core.
@@ -376,6 +379,7 @@ impl Default for Limits {
             png_pixels: 40_000_000,
             zpl_bytes: 32_000_000,
             batch_documents: 500,
+            templates_per_account: 1_000,
             render_deadline_ms: 30_000,
             render_concurrency: 0,
             render_queue: 64,

@@ -78,7 +78,7 @@ impl Body {
             Value::String(name) => violations.push(Violation::at(
                 TEMPLATE_KEY,
                 format!(
-                    "`{name}` names a stored template, which this deployment cannot look up; send the template itself (a DocumentRequest object)"
+                    "`{name}` names a stored template, which only the HTTP service keeps (PUT /api/v1/templates/{name}); here, send the template itself (a DocumentRequest object)"
                 ),
             )),
             _ => violations.push(Violation::at(
@@ -113,13 +113,7 @@ impl Body {
 /// DocumentRequest to validate, or every placeholder that has no text
 /// value, with its path under `template`.
 pub fn fill(mut template: Value, data: &Value, limits: &Limits) -> Result<Value, RequestError> {
-    let mut filler = Filler {
-        root: data,
-        budget: limits.body_bytes,
-        over_budget: false,
-        table_cells: limits.table_cells,
-        violations: Vec::new(),
-    };
+    let mut filler = Filler::new(Values::Data(data), limits);
     let mut path = String::from(TEMPLATE_KEY);
     filler.value(&mut template, &Scope::Root, &mut path);
     if filler.violations.is_empty() {
@@ -127,6 +121,82 @@ pub fn fill(mut template: Value, data: &Value, limits: &Limits) -> Result<Value,
     } else {
         Err(RequestError::Invalid(filler.violations))
     }
+}
+
+/// What a placeholder is filled with when a template is checked without
+/// data: short, so that no layout rule (a text too wide, a table too
+/// long) is broken by a value the template does not know yet.
+const PROBE_TEXT: &str = "0";
+
+/// A template filled without data, to check it before it is stored: every
+/// placeholder holds [`PROBE_TEXT`] and every `rows_from` table one row.
+/// The findings of validating `filled` that concern the template itself
+/// (not a value it will be given) are [`Probe::own_findings`].
+pub struct Probe {
+    pub filled: Value,
+    /// Paths (from the template's root) of the strings that held a
+    /// placeholder: what they hold is not known until data comes.
+    holed: Vec<String>,
+    /// Paths of the `rows_from` tables, whose one probe row is `rows[0]`
+    /// in the filled document and `row` in the template.
+    generated: Vec<String>,
+}
+
+/// Fills `template` for checking ([`Probe`]); a placeholder that is not a
+/// path, an unclosed `{{` or a malformed `rows_from` is refused at its path
+/// from the template's root.
+pub fn probe(mut template: Value, limits: &Limits) -> Result<Probe, RequestError> {
+    let mut filler = Filler::new(Values::Probe, limits);
+    let mut path = String::new();
+    filler.value(&mut template, &Scope::Root, &mut path);
+    let from_root = |path: String| path.strip_prefix('.').map(str::to_string).unwrap_or(path);
+    if !filler.violations.is_empty() {
+        return Err(RequestError::Invalid(
+            filler
+                .violations
+                .into_iter()
+                .map(|v| Violation::at(from_root(v.path), v.message))
+                .collect(),
+        ));
+    }
+    Ok(Probe {
+        filled: template,
+        holed: filler.holed.into_iter().map(from_root).collect(),
+        generated: filler.generated.into_iter().map(from_root).collect(),
+    })
+}
+
+impl Probe {
+    /// The findings of validating [`Probe::filled`] that hold whatever the
+    /// data will be, at their paths in the template: those under a string
+    /// with a placeholder are dropped (the probe text stood there), and a
+    /// `rows_from` table's `rows[0]` is its `row`.
+    pub fn own_findings(&self, violations: Vec<Violation>) -> Vec<Violation> {
+        violations
+            .into_iter()
+            .map(|v| {
+                let path = self.template_path(&v.path);
+                Violation { path, ..v }
+            })
+            .filter(|v| !self.holed.iter().any(|holed| within(&v.path, holed)))
+            .collect()
+    }
+
+    fn template_path(&self, path: &str) -> String {
+        for table in &self.generated {
+            let row = format!("{table}.rows[0]");
+            if within(path, &row) {
+                return format!("{table}.row{}", &path[row.len()..]);
+            }
+        }
+        path.to_string()
+    }
+}
+
+/// Whether `path` is `place` or a path inside it.
+fn within(path: &str, place: &str) -> bool {
+    path.strip_prefix(place)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// `error`'s paths as paths of the template body: under `template`.
@@ -168,16 +238,41 @@ enum Scope<'a> {
     },
 }
 
+/// Where placeholders take their values from.
+#[derive(Clone, Copy)]
+enum Values<'a> {
+    /// A request's `data` object.
+    Data(&'a Value),
+    /// Nowhere: every placeholder is [`PROBE_TEXT`] ([`probe`]).
+    Probe,
+}
+
 struct Filler<'a> {
-    root: &'a Value,
+    values: Values<'a>,
     /// Bytes the filled document's strings may still take.
     budget: usize,
     over_budget: bool,
     table_cells: usize,
     violations: Vec<Violation>,
+    /// Probing only: the strings that held a placeholder.
+    holed: Vec<String>,
+    /// Probing only: the `rows_from` tables.
+    generated: Vec<String>,
 }
 
-impl Filler<'_> {
+impl<'a> Filler<'a> {
+    fn new(values: Values<'a>, limits: &Limits) -> Filler<'a> {
+        Filler {
+            values,
+            budget: limits.body_bytes,
+            over_budget: false,
+            table_cells: limits.table_cells,
+            violations: Vec::new(),
+            holed: Vec::new(),
+            generated: Vec::new(),
+        }
+    }
+
     fn full(&self) -> bool {
         self.violations.len() >= MAX_VIOLATIONS
     }
@@ -291,20 +386,32 @@ impl Filler<'_> {
                 "`rows_from` needs `row`: an object of the row's cells, keyed by column key, whose strings may hold {{placeholders}} of each item".into(),
             );
         };
-        let items = match parse_path(&source).map(|segments| lookup(self.root, &segments)) {
-            Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
-            Ok(Err(missing)) => {
-                return self.refused(
-                    &at("rows_from"),
-                    format!("the data has no `{source}`: {missing}"),
-                )
-            }
-            Ok(Ok(Value::Array(items))) => items,
-            Ok(Ok(other)) => {
-                return self.refused(
-                    &at("rows_from"),
-                    format!("`{source}` is {} in the data, not an array", kind(other)),
-                )
+        let probe_item = [Value::Null];
+        let items: &[Value] = match self.values {
+            Values::Probe => match parse_path(&source) {
+                Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
+                Ok(_) => {
+                    self.generated.push(path.to_string());
+                    &probe_item
+                }
+            },
+            Values::Data(root) => {
+                match parse_path(&source).map(|segments| lookup(root, &segments)) {
+                    Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
+                    Ok(Err(missing)) => {
+                        return self.refused(
+                            &at("rows_from"),
+                            format!("the data has no `{source}`: {missing}"),
+                        )
+                    }
+                    Ok(Ok(Value::Array(items))) => items,
+                    Ok(Ok(other)) => {
+                        return self.refused(
+                            &at("rows_from"),
+                            format!("`{source}` is {} in the data, not an array", kind(other)),
+                        )
+                    }
+                }
             }
         };
         let cells = items.len().saturating_mul(row.len().max(1));
@@ -348,6 +455,7 @@ impl Filler<'_> {
         if !text.contains("{{") {
             return None;
         }
+        let mut held = false;
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(open) = rest.find("{{") {
@@ -375,7 +483,10 @@ impl Filler<'_> {
                     self.spend(out.len() + value.len(), path);
                     return None;
                 }
-                Ok(value) => out.push_str(&value),
+                Ok(value) => {
+                    out.push_str(&value);
+                    held = true;
+                }
                 Err(why) => {
                     self.refuse(path, format!("placeholder {{{{{name}}}}}: {why}"));
                     return None;
@@ -384,14 +495,20 @@ impl Filler<'_> {
             rest = &after[close + 2..];
         }
         out.push_str(rest);
+        if held && matches!(self.values, Values::Probe) {
+            self.holed.push(path.to_string());
+        }
         Some(out)
     }
 
     /// The text of the value `name` names in `scope`.
     fn placeholder(&self, name: &str, scope: &Scope) -> Result<String, String> {
         let segments = parse_path(name)?;
+        let Values::Data(root) = self.values else {
+            return Ok(PROBE_TEXT.to_string());
+        };
         let found = match scope {
-            Scope::Root => lookup(self.root, &segments)
+            Scope::Root => lookup(root, &segments)
                 .map_err(|missing| format!("the data has no value for it ({missing})")),
             Scope::Item { item, at } => {
                 let own = matches!(
@@ -401,7 +518,7 @@ impl Filler<'_> {
                 if own {
                     lookup(item, &segments).map_err(|missing| format!("{at}: {missing}"))
                 } else {
-                    lookup(self.root, &segments)
+                    lookup(root, &segments)
                         .map_err(|_| format!("neither {at} nor the data has a value for it"))
                 }
             }

@@ -112,6 +112,7 @@ pub const RANGES: &[KeyRange] = &[
     key(L, "png_pixels", 1.0, 4_294_967_296.0),
     key(L, "zpl_bytes", 1024.0, 4_294_967_296.0),
     key(L, "batch_documents", 1.0, 100_000.0),
+    key(L, "templates_per_account", 1.0, 1_000_000.0),
     key(L, "render_deadline_ms", 100.0, 3_600_000.0),
     // Each slot is a thread with its own worker process.
     key(L, "render_concurrency", 0.0, 128.0),

@@ -132,6 +132,35 @@ impl Engine {
         }
     }
 
+    /// Checks a template before it is stored (`PUT /api/v1/templates/{name}`):
+    /// the body is the template itself, a DocumentRequest whose strings may
+    /// hold placeholders. Its placeholders must be paths and the document
+    /// must validate and lay out whatever text they are given: it is filled
+    /// with a short probe text ([`template::probe`]) and every finding that
+    /// does not sit in a string with a placeholder is the template's own,
+    /// at its path from the template's root. Returns the template as sent.
+    pub fn validate_template(&self, body: &[u8]) -> Result<serde_json::Value, RequestError> {
+        let template = validate::parse_json(body)?;
+        if !template.is_object() {
+            return Err(RequestError::at(
+                "",
+                "a template is a DocumentRequest object whose strings may hold {{placeholders}}",
+            ));
+        }
+        let mut probe = template::probe(template.clone(), &self.config.limits)?;
+        let filled = std::mem::take(&mut probe.filled);
+        let checked = validate::validate_value(filled, &self.environment())
+            .and_then(|document| self.paginate(document));
+        match checked {
+            Ok(_) => Ok(template),
+            Err(RequestError::Invalid(violations)) => match probe.own_findings(violations) {
+                own if own.is_empty() => Ok(template),
+                own => Err(RequestError::Invalid(own)),
+            },
+            Err(other) => Err(other),
+        }
+    }
+
     fn paginate(&self, document: crate::ir::Document) -> Result<LaidOut, RequestError> {
         crate::paginate::paginate(document, self.fonts.as_ref(), &self.config)
     }

@@ -39,11 +39,19 @@ pub struct RawRequest {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "TemplateRequest")]
 pub struct TemplateRequest {
-    /// A DocumentRequest whose strings may hold `{{placeholders}}`: paths into `data` such as `name`, `order.city` or `items[0].sku` (`\{{` is a literal `{{`). A table may take `rows_from` (the path of an array in `data`) and `row` (one row's cells, filled once per item; a placeholder there is looked up in the item, then in `data`) instead of `rows`.
-    pub template: serde_json::Map<String, Value>,
+    /// A DocumentRequest whose strings may hold `{{placeholders}}`: paths into `data` such as `name`, `order.city` or `items[0].sku` (`\{{` is a literal `{{`). A table may take `rows_from` (the path of an array in `data`) and `row` (one row's cells, filled once per item; a placeholder there is looked up in the item, then in `data`) instead of `rows`. Over HTTP, also the name of a template the token's account stored (`PUT /api/v1/templates/{name}`).
+    pub template: TemplateSource,
     /// The values the placeholders name: strings, numbers and booleans are text; null, objects and arrays are refused where a placeholder names them.
     #[serde(default)]
     pub data: serde_json::Map<String, Value>,
+}
+
+/// A template given in the request, or the name of a stored one.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TemplateSource {
+    Document(serde_json::Map<String, Value>),
+    Stored(String),
 }
 
 /// One page of the request; its elements are placed in mm from its top-left corner. A table or stack taller than the page continues on further sheets.

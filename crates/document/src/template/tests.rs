@@ -215,3 +215,50 @@ fn a_body_is_a_template_only_with_a_template_key() {
     assert_eq!(refused(json!({"template": 3})), ["template"]);
     assert_eq!(refused(json!({"template": "invoice"})), ["template"]);
 }
+
+#[test]
+fn a_probe_fills_every_placeholder_and_one_row_and_remembers_where() {
+    let template = json!({"pages": [{"elements": [
+        {"content": "To {{name}}", "font": "\\{{plain"},
+        {"rows_from": "items", "row": {"sku": "{{sku}}", "n": 2}}
+    ]}]});
+    let probe = probe(template, &Limits::default()).unwrap();
+    assert_eq!(probe.filled["pages"][0]["elements"][0]["content"], "To 0");
+    assert_eq!(probe.filled["pages"][0]["elements"][0]["font"], "{{plain");
+    assert_eq!(
+        probe.filled["pages"][0]["elements"][1]["rows"],
+        json!([{"sku": "0", "n": 2}])
+    );
+    let findings = probe.own_findings(vec![
+        Violation::at("pages[0].elements[0].content", "too long"),
+        Violation::at("pages[0].elements[0].font", "unknown font"),
+        Violation::at("pages[0].elements[1].rows[0].sku", "bad"),
+        Violation::at("pages[0].elements[1].rows[0].n", "must be text"),
+        Violation::at("pages[0].elements[10]", "elsewhere"),
+    ]);
+    let paths: Vec<&str> = findings.iter().map(|v| v.path.as_str()).collect();
+    // A finding in a string with a placeholder depends on the data; the
+    // rest are the template's own, and the probe row stands for `row`.
+    assert_eq!(
+        paths,
+        [
+            "pages[0].elements[0].font",
+            "pages[0].elements[1].row.n",
+            "pages[0].elements[10]"
+        ]
+    );
+}
+
+#[test]
+fn a_probe_refuses_what_no_data_could_fill_at_paths_from_the_template_root() {
+    let refused = |template: Value| match probe(template, &Limits::default()) {
+        Err(RequestError::Invalid(violations)) => violations,
+        other => panic!("expected violations, got {:?}", other.map(|p| p.filled)),
+    };
+    let found = refused(json!({"pages": [{"elements": [{"content": "{{a b}} and {{open"}]}]}));
+    assert_eq!(found[0].path, "pages[0].elements[0].content");
+    let found = refused(json!({"pages": [{"elements": [{"rows_from": 3, "row": {}}]}]}));
+    assert_eq!(found[0].path, "pages[0].elements[0].rows_from");
+    let found = refused(json!({"pages": [{"elements": [{"rows_from": "items"}]}]}));
+    assert_eq!(found[0].path, "pages[0].elements[0].row");
+}
