@@ -490,7 +490,7 @@ fn put_template(schemas: &mut Schemas) -> Value {
     );
     operation["requestBody"] = json!({
         "required": true,
-        "content": json_body(json!({"type": "object", "description": "A DocumentRequest whose strings may hold {{placeholders}}."})),
+        "content": json_body(schemas.of::<RawRequest>()),
     });
     operation
 }
@@ -599,7 +599,7 @@ fn check_label(schemas: &mut Schemas) -> Value {
         "tags": ["render"],
         "operationId": "checkLabel",
         "summary": "Validate a DocumentRequest and list its warnings",
-        "description": "Validates the body as `POST /api/v1/label` would, renders nothing and is never charged (a token whose balance is used up is still refused, 403). Authentication, rate limits and the body's size and media type are checked as on the render route; validation waits in the render queue (503 API-503 when it is full or the deadline passes). A valid document answers `valid: true` with its sheets and warnings (codes `LP-W01`...`LP-W08`, docs/document-request.md); a body that is not JSON or breaks a rule answers 200 too, `valid: false` with the violations in `details` (code `API-001` or `API-002`, as the render route's 400 and 422 list them).",
+        "description": "Validates the body as `POST /api/v1/label` would, renders nothing and is never charged (a token whose balance is used up is still refused, 403). Authentication, rate limits and the body's size and media type are checked as on the render route; validation waits in the render queue (503 API-503 when it is full or the deadline passes). A valid document answers `valid: true` with its sheets and warnings (codes `LP-W01`...`LP-W08`, docs/document-request.md); a body that is not JSON or breaks a rule answers 200 too, `valid: false` with the violations in `details` (code `API-001` or `API-002`, as the render route's 400 and 422 list them). A stored template the body names (`{\"template\": \"NAME\"}`) that the token's account has not stored is 404 API-005, as on the render route.",
         "security": [{"token": []}],
         "requestBody": {
             "required": true,
@@ -616,12 +616,7 @@ fn check_label(schemas: &mut Schemas) -> Value {
     let codes: Vec<&str> = api_errors()
         .iter()
         .map(ApiError::code)
-        .filter(|c| {
-            !matches!(
-                *c,
-                "API-001" | "API-002" | "API-005" | "API-007" | "API-501"
-            )
-        })
+        .filter(|c| !matches!(*c, "API-001" | "API-002" | "API-007" | "API-501"))
         .collect();
     with_responses(operation, api_error_responses(schemas, &codes))
 }
@@ -1357,7 +1352,8 @@ mod tests {
         assert_eq!(code_enum("500"), json!(["API-500", "API-501"]));
         assert!(responses["503"]["headers"]["Retry-After"].is_object());
         assert!(responses["401"]["headers"]["WWW-Authenticate"].is_object());
-        assert!(responses.get("404").is_none());
+        // A stored template the body names that the account does not have.
+        assert_eq!(code_enum("404"), json!(["API-005"]));
         assert_eq!(code_enum("400"), json!(["API-001", "API-006"]));
         assert!(responses["200"]["content"]["image/png"].is_object());
         assert!(responses["200"]["content"]["application/zpl"].is_object());

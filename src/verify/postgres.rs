@@ -139,7 +139,7 @@ impl PgLedger {
         }
         Ok(match rules::check(record.as_ref(), call.count, call.now) {
             Ok(record) => Outcome::Granted {
-                granted: rules::granted(record, call.now),
+                granted: rules::judged(record, call.now),
                 wrote: false,
             },
             Err(rejection) => Outcome::Rejected(rejection),

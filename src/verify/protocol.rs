@@ -62,8 +62,8 @@ pub struct Granted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncharged: Option<u64>,
     /// Extension: the token's account, which render nodes file stored
-    /// templates under (`crate::credential::Owner`). Present in every
-    /// answer that read the token's record; absent from an old replay.
+    /// templates under (`crate::credential::Owner`). In the answers to dry
+    /// runs, which is how render nodes ask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
 }

@@ -84,9 +84,16 @@ pub fn expired(record: &TokenRecord, now: i64) -> bool {
 
 /// The 200 body for a record (after any deduction).
 pub fn granted(record: &TokenRecord, now: i64) -> Granted {
+    answer(record.balance, record.expires_at, record.rate_limit, now)
+}
+
+/// The 200 body of a dry run: [`granted`] with the token's account (the
+/// extension render nodes file stored templates under; they ask by dry
+/// run). Deductions answer without it on every store alike.
+pub fn judged(record: &TokenRecord, now: i64) -> Granted {
     Granted {
         account: Some(record.account.clone()),
-        ..answer(record.balance, record.expires_at, record.rate_limit, now)
+        ..granted(record, now)
     }
 }
 

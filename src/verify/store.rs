@@ -349,7 +349,7 @@ impl SledStore {
         Ok(
             match rules::check(loaded.record.as_ref(), call.count, call.now) {
                 Ok(record) => Outcome::Granted {
-                    granted: rules::granted(record, call.now),
+                    granted: rules::judged(record, call.now),
                     wrote: false,
                 },
                 Err(rejection) => Outcome::Rejected(rejection),

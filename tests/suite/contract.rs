@@ -18,6 +18,8 @@
 //!   placeholders must name values of its data, and the filled document
 //!   obeys all of the above.
 //! - `POST /api/v1/batch` (renderBatch): every document as on renderLabel.
+//! - `PUT /api/v1/templates/{name}` (putTemplate): the template is checked
+//!   as renderLabel's document is (with any text in its placeholders).
 //! - `GET /barcode/{symbology}/{content}` (barcodeSvg): what the content and
 //!   the parameters may be depends on the value of `symbology`, which OpenAPI
 //!   cannot tie them to; each symbology's own operation
@@ -47,6 +49,7 @@ use crate::support::manifest_dir;
 const NO_POSITIVE_ACCEPTANCE: &[&str] = &[
     "renderLabel",
     "renderBatch",
+    "putTemplate",
     "barcodeSvg",
     "barcodePdf417",
     "barcodeAztec",

@@ -383,7 +383,12 @@ async fn a_dry_run_checks_everything_and_writes_nothing<L: Ledger>(ledger: Arc<L
         assert_eq!(
             ledger.verify(&dry(&hash(1), 5, t0 + 1)).await.unwrap(),
             Outcome::Granted {
-                granted: rules::answer(5, None, rate_limit, t0 + 1),
+                // A dry run names the token's account (render nodes file
+                // stored templates under it).
+                granted: Granted {
+                    account: Some("acme".into()),
+                    ..rules::answer(5, None, rate_limit, t0 + 1)
+                },
                 wrote: false
             }
         );
