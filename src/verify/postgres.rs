@@ -17,7 +17,10 @@
 //! decrement, and the answer inserted under the `(token, key)` primary key.
 //! Two calls with one key racing on two nodes both decrement, but the
 //! second's insert waits for the first to commit, finds its answer and
-//! rolls back: one charge, and the retry replays the first answer.
+//! rolls back: one charge, and the retry replays the first answer. When
+//! the first took the last units, the second's decrement matches nothing
+//! once the row's lock is released; it then finds the first's answer and
+//! replays it, rather than refusing a key that was deducted.
 //!
 //! An `uncharged=true` call is the same with an increment of the row's
 //! `uncharged` column instead of the decrement, on any existing row.
@@ -193,6 +196,13 @@ impl PgLedger {
                 .await
                 .map_err(db)?
             else {
+                // A twin call with this key may have taken the last units
+                // while this one waited on the row: its answer, committed
+                // when the row's lock was released, is this key's answer.
+                // (Each statement reads what committed before it began.)
+                if let Some(first) = first_answer(&tx, call, key).await? {
+                    return Ok(Outcome::replay(first, call));
+                }
                 match why_not(&tx, call).await? {
                     Some(rejection) => return Ok(Outcome::Rejected(rejection)),
                     None => continue,

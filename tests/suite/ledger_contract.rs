@@ -10,6 +10,7 @@
 //! own hourly pruning (which reads the clock) never forgets an answer a
 //! test wrote, and on a day boundary, so usage buckets are known.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +59,7 @@ contract!(
     an_idempotency_key_is_answered_once_within_its_ttl,
     concurrent_calls_never_spend_a_unit_twice,
     concurrent_calls_with_one_key_charge_once,
+    twin_calls_get_one_answer_while_the_balance_runs_out,
     uncharged_renders_grow_a_total_and_deduct_nothing,
     changes_apply_whole_or_not_at_all,
     a_ban_reaches_every_token_of_the_account_and_later_ones,
@@ -597,6 +599,68 @@ async fn concurrent_calls_with_one_key_charge_once<L: Ledger + 'static>(ledger: 
     }
     assert_eq!(first, 1, "one call deducted, the others replayed it");
     assert_eq!(balance(&*ledger, "tok_AAAAAAAAAAAA").await, 95);
+}
+
+/// Issue 32: every key sent twice at once while the balance runs out (100
+/// units, 150 keys, 32 calls at a time). A key's two calls get one answer:
+/// both the same grant (deducted once), or both the rejection. A twin
+/// that lost the race for the last units used to answer 403 "nothing was
+/// deducted" on PostgreSQL although its key was deducted.
+async fn twin_calls_get_one_answer_while_the_balance_runs_out<L: Ledger + 'static>(
+    ledger: Arc<L>,
+) {
+    let t0 = t0();
+    add(&*ledger, 1, &token("tok_TTTTTTTTTTTT", "acme", 100, t0)).await;
+    let keys: Vec<String> = (0..150).map(|i| format!("twin-{i}")).collect();
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(32));
+    let calls: Vec<_> = keys
+        .iter()
+        .flat_map(|key| [key.clone(), key.clone()])
+        .map(|key| {
+            let (ledger, semaphore) = (ledger.clone(), semaphore.clone());
+            tokio::spawn(async move {
+                let _turn = semaphore.acquire_owned().await.unwrap();
+                let h = hash(1);
+                let outcome = ledger.verify(&keyed(&h, 1, t0, &key)).await.unwrap();
+                (key, outcome)
+            })
+        })
+        .collect();
+    let mut answers: BTreeMap<String, Vec<Outcome>> = BTreeMap::new();
+    for call in calls {
+        let (key, outcome) = call.await.unwrap();
+        answers.entry(key).or_default().push(outcome);
+    }
+    let mut deducted = 0;
+    for (key, twins) in &answers {
+        let seen = |o: &Outcome| match o {
+            Outcome::Granted { granted, .. } | Outcome::Replayed(granted) => Ok(granted.balance),
+            Outcome::Rejected(r) => Err(*r),
+        };
+        assert_eq!(seen(&twins[0]), seen(&twins[1]), "{key}: {twins:?}");
+        let granted = twins
+            .iter()
+            .filter(|o| matches!(o, Outcome::Granted { .. }))
+            .count();
+        assert!(granted <= 1, "{key} deducted twice: {twins:?}");
+        deducted += granted;
+        if let Err(rejection) = seen(&twins[0]) {
+            assert_eq!(rejection, Rejection::QuotaExceeded, "{key}");
+        }
+    }
+    assert_eq!(deducted, 100, "every unit granted once");
+    assert_eq!(balance(&*ledger, "tok_TTTTTTTTTTTT").await, 0);
+    // A later replay of a granted key is still its first answer.
+    let granted_key = answers
+        .iter()
+        .find(|(_, twins)| matches!(twins[0], Outcome::Granted { .. } | Outcome::Replayed(_)))
+        .map(|(key, _)| key.clone())
+        .unwrap();
+    let h = hash(1);
+    assert!(matches!(
+        ledger.verify(&keyed(&h, 1, t0, &granted_key)).await.unwrap(),
+        Outcome::Replayed(_)
+    ));
 }
 
 async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Arc<L>) {
