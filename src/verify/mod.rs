@@ -43,6 +43,7 @@ pub mod ledger;
 pub mod migrations;
 pub mod postgres;
 pub mod postgres_batch;
+pub mod postgres_gate;
 pub mod postgres_rows;
 pub mod protocol;
 pub mod record;

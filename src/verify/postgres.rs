@@ -37,6 +37,7 @@ use tokio_postgres::Row;
 use super::history::{Subject, Totals, UsageQuery};
 use super::ledger::{Change, Deduction, Ledger, Outcome, StoreError, UpdateError};
 use super::postgres_batch::{Applied, Batcher};
+use super::postgres_gate::Gates;
 use super::postgres_rows::{
     db, granted, pool_error, rate_columns, select_token, select_tokens, to_i64, to_u64, token,
     DEDUCT,
@@ -79,6 +80,8 @@ pub struct PgLedger {
     pool: Pool,
     /// Plain deductions, committed in groups (see [`super::postgres_batch`]).
     batcher: Batcher,
+    /// At most a few writes per token on a connection (see [`super::postgres_gate`]).
+    gates: Gates,
     timeout: Duration,
 }
 
@@ -91,6 +94,7 @@ impl PgLedger {
             .map_err(StoreError::Database)?;
         let ledger = PgLedger {
             batcher: Batcher::start(pool.clone(), options.timeout),
+            gates: Gates::default(),
             pool,
             timeout: options.timeout,
         };
@@ -149,22 +153,31 @@ impl PgLedger {
         })
     }
 
-    /// A plain deduction alone, in its own statement (the batch's fallback).
+    /// A plain deduction alone (the batch's fallback), in a transaction of
+    /// its own: a call that runs out of time while it waits on the row is
+    /// dropped, and the dropped transaction rolls back, so a call answered
+    /// 503 was not applied later behind the caller's back.
     async fn deduct(&self, call: &Deduction<'_>, count: i64) -> Result<Outcome, StoreError> {
-        let client = self.client().await?;
+        let _turn = self.gates.turn(call.hash).await;
+        let mut client = self.client().await?;
         let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
         for _ in 0..MAX_ATTEMPTS {
-            let row = client
+            let tx = client.transaction().await.map_err(db)?;
+            let row = tx
                 .query_opt(&deduct, &[&&call.hash.0[..], &count, &call.now])
                 .await
                 .map_err(db)?;
             if let Some(row) = row {
+                let granted = granted(&row, call.now)?;
+                tx.commit().await.map_err(db)?;
                 return Ok(Outcome::Granted {
-                    granted: granted(&row, call.now)?,
+                    granted,
                     wrote: true,
                 });
             }
-            if let Some(rejection) = why_not(&client, call).await? {
+            let rejection = why_not(&tx, call).await?;
+            tx.rollback().await.map_err(db)?;
+            if let Some(rejection) = rejection {
                 return Ok(Outcome::Rejected(rejection));
             }
             // A top-up or an unban landed between the two statements.
@@ -178,6 +191,7 @@ impl PgLedger {
         count: i64,
         key: &str,
     ) -> Result<Outcome, StoreError> {
+        let _turn = self.gates.turn(call.hash).await;
         let mut client = self.client().await?;
         let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
         let hash = &call.hash.0[..];
@@ -242,6 +256,7 @@ impl PgLedger {
             "rate_burst, revoked, banned, created_at, last_used_at, uncharged"
         );
         let hash = &call.hash.0[..];
+        let _turn = self.gates.turn(call.hash).await;
         let mut client = self.client().await?;
         let Some(key) = call.idempotency_key else {
             let row = client.query_opt(ADD, &[&hash, &count]).await.map_err(db)?;
@@ -288,6 +303,9 @@ impl Ledger for PgLedger {
                 _ => return self.judge(call).await,
             };
             let Some(key) = call.idempotency_key else {
+                if self.gates.is_slow(call.hash) {
+                    return self.deduct(call, count).await;
+                }
                 return match self.batcher.deduct(call.hash, count, call.now).await? {
                     Applied::Granted(granted) => Ok(Outcome::Granted {
                         granted,
@@ -295,6 +313,10 @@ impl Ledger for PgLedger {
                     }),
                     Applied::Rejected(rejection) => Ok(Outcome::Rejected(rejection)),
                     Applied::Retry => self.deduct(call, count).await,
+                    Applied::HeldUp => {
+                        self.gates.mark_slow(call.hash);
+                        self.deduct(call, count).await
+                    }
                 };
             };
             self.deduct_once(call, count, key).await

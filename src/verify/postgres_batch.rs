@@ -23,6 +23,7 @@ use std::time::Duration;
 use deadpool_postgres::Pool;
 use futures_util::future::{join_all, Either};
 use tokio::sync::{mpsc, oneshot};
+use tokio_postgres::error::SqlState;
 
 use super::ledger::StoreError;
 use super::postgres_rows::{db, granted, pool_error, select_token, DEDUCT};
@@ -41,7 +42,17 @@ pub enum Applied {
     Granted(Granted),
     Rejected(Rejection),
     Retry,
+    /// The batch waited on a row lock past [`LOCK_WAIT`] and was rolled
+    /// back: nothing of it applied. The caller applies it alone (and keeps
+    /// its token out of batches a while: it may be the held row).
+    HeldUp,
 }
+
+/// How long a batch waits for any row lock before it rolls back and hands
+/// its calls back to be applied one by one. Another node's batch holds a
+/// row for about one commit (milliseconds); a row held longer would hold
+/// every token of the batch with it.
+const LOCK_WAIT: &str = "250ms";
 
 struct Call {
     hash: TokenHash,
@@ -103,7 +114,12 @@ async fn run(pool: Pool, mut queue: mpsc::Receiver<Call>, timeout: Duration) {
                 )))
             });
         match outcome {
-            Ok(results) => {
+            Ok(Batched::HeldUp) => {
+                for call in batch.drain(..) {
+                    let _ = call.reply.send(Ok(Applied::HeldUp));
+                }
+            }
+            Ok(Batched::Applied(results)) => {
                 for (call, result) in batch.drain(..).zip(results) {
                     let _ = call.reply.send(Ok(result));
                 }
@@ -123,20 +139,31 @@ async fn run(pool: Pool, mut queue: mpsc::Receiver<Call>, timeout: Duration) {
 /// together and are answered in order (the connection pipelines futures
 /// polled together, each sent on its first poll, and `join_all` polls them
 /// first in the order given): one round trip and one WAL flush per batch. If any statement fails, PostgreSQL answers the
-/// `COMMIT` by rolling the whole transaction back, and the batch fails.
-async fn apply(pool: &Pool, batch: &[Call]) -> Result<Vec<Applied>, StoreError> {
+/// `COMMIT` by rolling the whole transaction back, and the batch fails;
+/// when it failed on a row lock held past [`LOCK_WAIT`], it is
+/// [`Batched::HeldUp`], for its calls to be applied one by one.
+async fn apply(pool: &Pool, batch: &[Call]) -> Result<Batched, StoreError> {
     let client = pool.get().await.map_err(pool_error)?;
     let deduct = client.prepare_cached(DEDUCT).await.map_err(db)?;
     let decrements = batch.iter().map(|c| async {
         let hash: &[u8] = &c.hash.0;
         client.query_opt(&deduct, &[&hash, &c.count, &c.now]).await
     });
+    let begin = format!("BEGIN; SET LOCAL lock_timeout = '{LOCK_WAIT}'");
     let mut answers = join_all(
-        std::iter::once(Either::Left(control(&client, "BEGIN")))
+        std::iter::once(Either::Left(control(&client, &begin)))
             .chain(decrements.map(Either::Right))
             .chain(std::iter::once(Either::Left(control(&client, "COMMIT")))),
     )
     .await;
+    let held_up = answers.iter().any(|answer| {
+        answer
+            .as_ref()
+            .is_err_and(|e| e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE))
+    });
+    if held_up {
+        return Ok(Batched::HeldUp);
+    }
     let committed = answers.pop();
     let rows = answers.split_off(1);
     answers.pop().transpose().map_err(db)?;
@@ -161,7 +188,15 @@ async fn apply(pool: &Pool, batch: &[Call]) -> Result<Vec<Applied>, StoreError> 
             }
         });
     }
-    Ok(results)
+    Ok(Batched::Applied(results))
+}
+
+/// What became of a batch that reached the database.
+enum Batched {
+    /// Committed: each call's result, in the batch's order.
+    Applied(Vec<Applied>),
+    /// Rolled back after waiting on a row lock past [`LOCK_WAIT`].
+    HeldUp,
 }
 
 /// `BEGIN` or `COMMIT`, sent on the first poll (the simple query protocol

@@ -606,9 +606,7 @@ async fn concurrent_calls_with_one_key_charge_once<L: Ledger + 'static>(ledger: 
 /// both the same grant (deducted once), or both the rejection. A twin
 /// that lost the race for the last units used to answer 403 "nothing was
 /// deducted" on PostgreSQL although its key was deducted.
-async fn twin_calls_get_one_answer_while_the_balance_runs_out<L: Ledger + 'static>(
-    ledger: Arc<L>,
-) {
+async fn twin_calls_get_one_answer_while_the_balance_runs_out<L: Ledger + 'static>(ledger: Arc<L>) {
     let t0 = t0();
     add(&*ledger, 1, &token("tok_TTTTTTTTTTTT", "acme", 100, t0)).await;
     let keys: Vec<String> = (0..150).map(|i| format!("twin-{i}")).collect();
@@ -658,7 +656,10 @@ async fn twin_calls_get_one_answer_while_the_balance_runs_out<L: Ledger + 'stati
         .unwrap();
     let h = hash(1);
     assert!(matches!(
-        ledger.verify(&keyed(&h, 1, t0, &granted_key)).await.unwrap(),
+        ledger
+            .verify(&keyed(&h, 1, t0, &granted_key))
+            .await
+            .unwrap(),
         Outcome::Replayed(_)
     ));
 }
@@ -1096,4 +1097,99 @@ async fn stale_idempotency_answers_are_pruned<L: Ledger>(ledger: Arc<L>) {
         Outcome::Replayed(again)
     );
     assert_eq!(balance(&*ledger, "tok_AAAAAAAAAAAA").await, 7);
+}
+
+/// Issue 32: one token's row held by another session (an administrator's
+/// `SELECT ... FOR UPDATE` for 6 s) while 40 keyed and 10 plain
+/// deductions of that token wait on it. Another token's deductions, keyed
+/// and plain, are all granted meanwhile, although the held token's calls
+/// alone outnumber the pool's connections and outlast the ledger's
+/// timeout; the held token's calls are refused as unavailable (503), never
+/// granted twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_row_of_one_token_leaves_the_others_their_connections() {
+    let pg = crate::postgres::shared();
+    let url = pg.fresh();
+    let db = url.rsplit('/').next().unwrap().to_string();
+    let options = PgOptions {
+        connections: 8,
+        timeout: Duration::from_secs(3),
+    };
+    let ledger = Arc::new(PgLedger::connect(&url, options).await.unwrap());
+    let t0 = t0();
+    add(&*ledger, 1, &token("tok_HHHHHHHHHHHH", "acme", 1000, t0)).await;
+    add(&*ledger, 2, &token("tok_OOOOOOOOOOOO", "other", 1000, t0)).await;
+    let holder = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            crate::postgres::shared().sql(
+                &db,
+                "BEGIN; SELECT 1 FROM lp_tokens WHERE id = 'tok_HHHHHHHHHHHH' FOR UPDATE; \
+                 SELECT pg_sleep(6); COMMIT;",
+            )
+        })
+    };
+    // The row is held once the holder's transaction shows in pg_locks.
+    let waited = std::time::Instant::now();
+    while pg.sql(
+        &db,
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND granted",
+    ) == "0"
+    {
+        assert!(
+            waited.elapsed() < Duration::from_secs(5),
+            "the holder never locked"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let held: Vec<_> = (0..50)
+        .map(|i| {
+            let ledger = ledger.clone();
+            tokio::spawn(async move {
+                let h = hash(1);
+                let key = format!("held-{i}");
+                let call = match i < 40 {
+                    true => keyed(&h, 1, t0, &key),
+                    false => deduct(&h, 1, t0),
+                };
+                ledger.verify(&call).await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let others: Vec<_> = (0..40)
+        .map(|i| {
+            let ledger = ledger.clone();
+            tokio::spawn(async move {
+                let h = hash(2);
+                let key = format!("other-{i}");
+                let call = match i % 2 == 0 {
+                    true => keyed(&h, 1, t0, &key),
+                    false => deduct(&h, 1, t0),
+                };
+                ledger.verify(&call).await
+            })
+        })
+        .collect();
+    for (i, call) in others.into_iter().enumerate() {
+        let outcome = call.await.unwrap();
+        assert!(
+            matches!(outcome, Ok(Outcome::Granted { .. })),
+            "another token's call {i} while one row is held: {outcome:?}"
+        );
+    }
+    let mut granted_held = 0;
+    for call in held {
+        match call.await.unwrap() {
+            Ok(Outcome::Granted { .. }) => granted_held += 1,
+            Err(e) => assert!(e.is_unavailable(), "{e}"),
+            Ok(other) => panic!("{other:?}"),
+        }
+    }
+    holder.join().unwrap();
+    assert_eq!(balance(&*ledger, "tok_OOOOOOOOOOOO").await, 960);
+    assert_eq!(
+        balance(&*ledger, "tok_HHHHHHHHHHHH").await,
+        1000 - granted_held
+    );
 }
