@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["search", "history"],
     &["ledger"],
     &["store", "postgres_rows"],
-    &["embedded", "postgres_batch"],
+    &["embedded", "postgres_batch", "postgres_gate"],
     &["postgres"],
     &["any_ledger"],
     &["service"],
