@@ -35,3 +35,19 @@ pub fn pool(url: &str, connections: usize, timeout: Duration) -> Result<Pool, St
         .build()
         .map_err(|e| e.to_string())
 }
+
+/// `op`, or `timed_out` with a message once `timeout` has passed: every
+/// store operation on PostgreSQL, waiting for a connection included, is
+/// bounded so.
+pub async fn bounded<T, E>(
+    timeout: Duration,
+    op: impl std::future::Future<Output = Result<T, E>>,
+    timed_out: impl FnOnce(String) -> E,
+) -> Result<T, E> {
+    tokio::time::timeout(timeout, op).await.unwrap_or_else(|_| {
+        Err(timed_out(format!(
+            "no answer within {} ms",
+            timeout.as_millis()
+        )))
+    })
+}

@@ -64,10 +64,11 @@ impl Grant {
         }
     }
 
-    fn owner(&self) -> Owner {
+    fn owner(&self) -> &Owner {
+        static SYSTEM: std::sync::LazyLock<Owner> = std::sync::LazyLock::new(Owner::system);
         match self {
-            Grant::System => Owner::system(),
-            Grant::Token { owner, .. } => owner.clone(),
+            Grant::System => &SYSTEM,
+            Grant::Token { owner, .. } => owner,
         }
     }
 }
@@ -211,14 +212,8 @@ impl Auth {
     /// render rate limit untouched: managing templates is not rendering.
     /// A token the verifier refuses (its balance used up included) is 403.
     pub async fn identify(&self, headers: &HeaderMap, client: IpAddr) -> Result<Owner, ApiError> {
-        let result = self.verified(headers).await;
-        if let Err(ApiError::Unauthorized(_) | ApiError::Forbidden(_)) = &result {
-            if let Err(retry_after_s) = self.limits.failed_auth(client) {
-                return Err(ApiError::RateLimited { retry_after_s });
-            }
-        }
-        let (grant, _) = result?;
-        let owner = grant.owner();
+        let (grant, _) = self.failures_limited(self.verified(headers).await, client)?;
+        let owner = grant.owner().clone();
         self.refund(&grant);
         Ok(owner)
     }
@@ -241,7 +236,16 @@ impl Auth {
     }
 
     async fn authenticate(&self, headers: &HeaderMap, client: IpAddr) -> Result<Grant, ApiError> {
-        let result = self.authenticate_token(headers).await;
+        self.failures_limited(self.authenticate_token(headers).await, client)
+    }
+
+    /// `result`, unless it is a failed authentication (401, 403) and the
+    /// client address has used up its allowance of those: then 429.
+    fn failures_limited<T>(
+        &self,
+        result: Result<T, ApiError>,
+        client: IpAddr,
+    ) -> Result<T, ApiError> {
         if let Err(ApiError::Unauthorized(_) | ApiError::Forbidden(_)) = &result {
             if let Err(retry_after_s) = self.limits.failed_auth(client) {
                 return Err(ApiError::RateLimited { retry_after_s });

@@ -58,7 +58,7 @@ impl Reservation {
     }
 
     /// Whose stored templates the request sees.
-    pub fn owner(&self) -> super::Owner {
+    pub fn owner(&self) -> &super::Owner {
         self.0.grant.owner()
     }
 

@@ -29,33 +29,27 @@ pub async fn batch(
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
-    let produced = match (wanted, body) {
-        (Ok(Wanted(output)), Ok(JsonBody(body))) => match one_sheet(&output) {
-            Some(e) => Err(e),
-            None => match super::templates::resolve(&service.templates, &reservation.owner(), body)
-                .await
-            {
-                Err(e) => Err(e),
-                Ok(body) => {
-                    let max = service.engine.config().limits.batch_documents;
-                    // Reading a body of up to `limits.body_bytes` is blocking work.
-                    let counted = body.clone();
-                    let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
-                        .await
-                        .unwrap_or(1);
-                    match reserve(reservation, count).await {
-                        Ok(reservations) => {
-                            let all: Vec<&Reservation> = reservations.iter().collect();
-                            let work = Work::Batch(output);
-                            produce(&node, service, &all, started, body, work).await
-                        }
-                        Err(e) => Err(e),
-                    }
-                }
-            },
-        },
-        (Err(e), _) | (_, Err(e)) => Err(e),
-    };
+    let produced = async {
+        let Wanted(output) = wanted?;
+        let JsonBody(body) = body?;
+        if let Some(e) = one_sheet(&output) {
+            return Err(e);
+        }
+        let retry_after_s = node.pool.retry_after_s();
+        let owner = reservation.owner();
+        let body =
+            super::templates::resolve(&service.templates, owner, body, retry_after_s).await?;
+        let max = service.engine.config().limits.batch_documents;
+        // Reading a body of up to `limits.body_bytes` is blocking work.
+        let counted = body.clone();
+        let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
+            .await
+            .unwrap_or(1);
+        let reservations = reserve(reservation, count).await?;
+        let all: Vec<&Reservation> = reservations.iter().collect();
+        produce(&node, service, &all, started, body, Work::Batch(output)).await
+    }
+    .await;
     answer(produced, info)
 }
 

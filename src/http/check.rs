@@ -43,14 +43,15 @@ pub async fn label_check(
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
-    let owner = reservation.owner();
+    let owner = reservation.owner().clone();
     // Never charged: the reserved unit goes back before anything else.
     drop(reservation);
     let answer = async {
         let JsonBody(body) = body?;
-        let body = super::templates::resolve(&service.templates, &owner, body).await?;
         let pool = &node.pool;
         let retry_after_s = pool.retry_after_s();
+        let body =
+            super::templates::resolve(&service.templates, &owner, body, retry_after_s).await?;
         let deadline = started + pool.deadline();
         let _turn = check_turn(&node.checks, deadline)
             .await

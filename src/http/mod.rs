@@ -354,19 +354,13 @@ fn render_routes(state: &AppState, service: &RenderService) -> Router {
     let etag = format!("\"{}\"", short_hash(config_json.as_bytes()));
     let body_limit = DefaultBodyLimit::max(state.config.limits.body_bytes);
     Router::new()
-        .route(
-            "/api/v1/label",
-            post(render::label).layer(body_limit.clone()),
-        )
-        .route(
-            "/api/v1/batch",
-            post(batch::batch).layer(body_limit.clone()),
-        )
+        .route("/api/v1/label", post(render::label).layer(body_limit))
+        .route("/api/v1/batch", post(batch::batch).layer(body_limit))
         .route("/api/v1/templates", get(templates::list))
         .route(
             "/api/v1/templates/{name}",
             put(templates::put)
-                .layer(body_limit.clone())
+                .layer(body_limit)
                 .get(templates::get)
                 .delete(templates::delete),
         )

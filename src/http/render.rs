@@ -37,18 +37,17 @@ pub async fn label(
         token: Some(reservation.log_tag()),
         ..LogInfo::default()
     };
-    let produced = match (wanted, body) {
-        (Ok(Wanted(output)), Ok(JsonBody(body))) => {
-            match super::templates::resolve(&service.templates, &reservation.owner(), body).await {
-                Ok(body) => {
-                    let work = Work::Document(output);
-                    produce(&node, service, &[&reservation], started, body, work).await
-                }
-                Err(e) => Err(e),
-            }
-        }
-        (Err(e), _) | (_, Err(e)) => Err(e),
-    };
+    let produced = async {
+        let Wanted(output) = wanted?;
+        let JsonBody(body) = body?;
+        let retry_after_s = node.pool.retry_after_s();
+        let owner = reservation.owner();
+        let body =
+            super::templates::resolve(&service.templates, owner, body, retry_after_s).await?;
+        let work = Work::Document(output);
+        produce(&node, service, &[&reservation], started, body, work).await
+    }
+    .await;
     if produced.is_err() {
         // Given back before the answer leaves: a client that retries at
         // once finds its unit there.

@@ -27,7 +27,7 @@ use crate::templates::{Listed, Stored, TemplateError, TemplateName, Templates};
 use labelpress_document::template::TEMPLATE_KEY;
 use labelpress_document::validate::Violation;
 
-/// The answer to a stored template: its name, when and how large.
+/// The answer of `GET /api/v1/templates`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TemplateList {
     /// The account's templates, by name.
@@ -172,10 +172,15 @@ pub async fn list(
 /// a render or check body `{"template": "name", "data": ...}`, a batch's
 /// `{"template": "name", "records": [...]}` or its `documents[i]` of that
 /// shape. A name the owner has not stored is 404 API-005, naming where it
-/// stands. A body that names none (every plain document) is returned as
-/// it came, without being parsed here; one that is not JSON is left to the
-/// engine to refuse.
-pub async fn resolve(templates: &Templates, owner: &Owner, body: Bytes) -> Result<Bytes, ApiError> {
+/// stands; a store that cannot answer is 503 with `retry_after_s`. A body
+/// that names none (every plain document) is returned as it came, without
+/// being parsed here; one that is not JSON is left to the engine to refuse.
+pub async fn resolve(
+    templates: &Templates,
+    owner: &Owner,
+    body: Bytes,
+    retry_after_s: u64,
+) -> Result<Bytes, ApiError> {
     if memchr::memmem::find(&body, b"\"template\"").is_none() {
         return Ok(body);
     }
@@ -186,80 +191,74 @@ pub async fn resolve(templates: &Templates, owner: &Owner, body: Bytes) -> Resul
     let Ok(mut root) = parsed else {
         return Ok(body);
     };
-    let references = references(&root);
-    if references.is_empty() {
+    let slots = stored_names(&mut root);
+    if slots.is_empty() {
         return Ok(body);
     }
-    let mut found: Vec<(String, Value)> = Vec::new();
-    for (place, name) in &references {
-        if found.iter().any(|(known, _)| known == name) {
+    // A batch names one template many times: each is read once.
+    let mut read: Vec<(String, Value)> = Vec::new();
+    for (place, slot) in slots {
+        let Value::String(name) = &*slot else {
             continue;
-        }
-        let unknown = || {
-            ApiError::Missing(format!(
-                "{place}: no stored template `{name}` in this token's account"
-            ))
         };
-        let parsed_name = TemplateName::parse(name).map_err(|_| unknown())?;
-        let stored = templates
-            .get(owner, &parsed_name)
-            .await
-            .map_err(|e| store_error(e, 1))?
-            .ok_or_else(unknown)?;
-        let template = serde_json::from_str(&stored)
-            .map_err(|e| ApiError::Internal(format!("stored template `{name}`: {e}")))?;
-        found.push((name.clone(), template));
-    }
-    tokio::task::spawn_blocking(move || {
-        for slot in template_slots(&mut root) {
-            let Value::String(name) = slot else { continue };
-            if let Some((_, template)) = found.iter().find(|(known, _)| known == name) {
-                *slot = template.clone();
+        let template = match read.iter().find(|(known, _)| known == name) {
+            Some((_, template)) => template.clone(),
+            None => {
+                let template = read_stored(templates, owner, name, &place, retry_after_s).await?;
+                read.push((name.clone(), template.clone()));
+                template
             }
-        }
-        serde_json::to_vec(&root).map(Bytes::from)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("writing the body: {e}")))?
-    .map_err(|e| ApiError::Internal(format!("writing the body: {e}")))
+        };
+        *slot = template;
+    }
+    tokio::task::spawn_blocking(move || serde_json::to_vec(&root).map(Bytes::from))
+        .await
+        .map_err(|e| ApiError::Internal(format!("writing the body: {e}")))?
+        .map_err(|e| ApiError::Internal(format!("writing the body: {e}")))
 }
 
-/// Every stored-template name of a body, with where it stands
-/// (`template`, `documents[3].template`).
-fn references(root: &Value) -> Vec<(String, String)> {
-    let mut names = Vec::new();
-    if let Some(Value::String(name)) = root.get(TEMPLATE_KEY) {
-        names.push((TEMPLATE_KEY.to_string(), name.clone()));
-    }
-    if let Some(Value::Array(documents)) = root.get("documents") {
-        for (i, document) in documents.iter().enumerate() {
-            if let Some(Value::String(name)) = document.get(TEMPLATE_KEY) {
-                names.push((format!("documents[{i}].{TEMPLATE_KEY}"), name.clone()));
-            }
-        }
-    }
-    names
+/// `owner`'s stored template `name`, which stands at `place` in a body.
+async fn read_stored(
+    templates: &Templates,
+    owner: &Owner,
+    name: &str,
+    place: &str,
+    retry_after_s: u64,
+) -> Result<Value, ApiError> {
+    let unknown = || {
+        ApiError::Missing(format!(
+            "{place}: no stored template `{name}` in this token's account"
+        ))
+    };
+    let parsed_name = TemplateName::parse(name).map_err(|_| unknown())?;
+    let stored = templates
+        .get(owner, &parsed_name)
+        .await
+        .map_err(|e| store_error(e, retry_after_s))?
+        .ok_or_else(unknown)?;
+    serde_json::from_str(&stored)
+        .map_err(|e| ApiError::Internal(format!("stored template `{name}`: {e}")))
 }
 
-/// The `template` values [`references`] reads, to be written.
-fn template_slots(root: &mut Value) -> Vec<&mut Value> {
+/// Every `template` of a body that names a stored template, with where it
+/// stands: the body's own (`template`) and each batch document's
+/// (`documents[3].template`).
+fn stored_names(root: &mut Value) -> Vec<(String, &mut Value)> {
     let Value::Object(map) = root else {
         return Vec::new();
     };
     let mut slots = Vec::new();
-    let mut documents = None;
     for (key, value) in map.iter_mut() {
-        match key.as_str() {
-            TEMPLATE_KEY => slots.push(value),
-            "documents" => documents = Some(value),
-            _ => {}
-        }
-    }
-    if let Some(Value::Array(documents)) = documents {
-        for document in documents {
-            if let Some(slot) = document.get_mut(TEMPLATE_KEY) {
-                slots.push(slot);
+        match (key.as_str(), value) {
+            (TEMPLATE_KEY, slot @ Value::String(_)) => slots.push((TEMPLATE_KEY.to_string(), slot)),
+            ("documents", Value::Array(documents)) => {
+                for (i, document) in documents.iter_mut().enumerate() {
+                    if let Some(slot @ Value::String(_)) = document.get_mut(TEMPLATE_KEY) {
+                        slots.push((format!("documents[{i}].{TEMPLATE_KEY}"), slot));
+                    }
+                }
             }
+            _ => {}
         }
     }
     slots

@@ -47,14 +47,7 @@ impl PgTemplates {
         &self,
         op: impl std::future::Future<Output = Result<T, TemplateError>>,
     ) -> Result<T, TemplateError> {
-        tokio::time::timeout(self.timeout, op)
-            .await
-            .unwrap_or_else(|_| {
-                Err(TemplateError::Unavailable(format!(
-                    "no answer within {} ms",
-                    self.timeout.as_millis()
-                )))
-            })
+        crate::postgres_pool::bounded(self.timeout, op, TemplateError::Unavailable).await
     }
 
     pub async fn put(

@@ -115,14 +115,7 @@ impl PgLedger {
         &self,
         op: impl std::future::Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
-        tokio::time::timeout(self.timeout, op)
-            .await
-            .unwrap_or_else(|_| {
-                Err(StoreError::Unavailable(format!(
-                    "no answer within {} ms",
-                    self.timeout.as_millis()
-                )))
-            })
+        crate::postgres_pool::bounded(self.timeout, op, StoreError::Unavailable).await
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {

@@ -386,33 +386,31 @@ impl<'a> Filler<'a> {
                 "`rows_from` needs `row`: an object of the row's cells, keyed by column key, whose strings may hold {{placeholders}} of each item".into(),
             );
         };
+        let segments = match parse_path(&source) {
+            Ok(segments) => segments,
+            Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
+        };
         let probe_item = [Value::Null];
         let items: &[Value] = match self.values {
-            Values::Probe => match parse_path(&source) {
-                Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
-                Ok(_) => {
-                    self.generated.push(path.to_string());
-                    &probe_item
+            Values::Probe => {
+                self.generated.push(path.to_string());
+                &probe_item
+            }
+            Values::Data(root) => match lookup(root, &segments) {
+                Err(missing) => {
+                    return self.refused(
+                        &at("rows_from"),
+                        format!("the data has no `{source}`: {missing}"),
+                    )
+                }
+                Ok(Value::Array(items)) => items,
+                Ok(other) => {
+                    return self.refused(
+                        &at("rows_from"),
+                        format!("`{source}` is {} in the data, not an array", kind(other)),
+                    )
                 }
             },
-            Values::Data(root) => {
-                match parse_path(&source).map(|segments| lookup(root, &segments)) {
-                    Err(why) => return self.refused(&at("rows_from"), format!("`{source}` {why}")),
-                    Ok(Err(missing)) => {
-                        return self.refused(
-                            &at("rows_from"),
-                            format!("the data has no `{source}`: {missing}"),
-                        )
-                    }
-                    Ok(Ok(Value::Array(items))) => items,
-                    Ok(Ok(other)) => {
-                        return self.refused(
-                            &at("rows_from"),
-                            format!("`{source}` is {} in the data, not an array", kind(other)),
-                        )
-                    }
-                }
-            }
         };
         let cells = items.len().saturating_mul(row.len().max(1));
         if cells > self.table_cells {

@@ -138,8 +138,8 @@ impl Engine {
     /// must validate and lay out whatever text they are given: it is filled
     /// with a short probe text ([`template::probe`]) and every finding that
     /// does not sit in a string with a placeholder is the template's own,
-    /// at its path from the template's root. Returns the template as sent.
-    pub fn validate_template(&self, body: &[u8]) -> Result<serde_json::Value, RequestError> {
+    /// at its path from the template's root.
+    pub fn validate_template(&self, body: &[u8]) -> Result<(), RequestError> {
         let template = validate::parse_json(body)?;
         if !template.is_object() {
             return Err(RequestError::at(
@@ -147,14 +147,14 @@ impl Engine {
                 "a template is a DocumentRequest object whose strings may hold {{placeholders}}",
             ));
         }
-        let mut probe = template::probe(template.clone(), &self.config.limits)?;
+        let mut probe = template::probe(template, &self.config.limits)?;
         let filled = std::mem::take(&mut probe.filled);
         let checked = validate::validate_value(filled, &self.environment())
             .and_then(|document| self.paginate(document));
         match checked {
-            Ok(_) => Ok(template),
+            Ok(_) => Ok(()),
             Err(RequestError::Invalid(violations)) => match probe.own_findings(violations) {
-                own if own.is_empty() => Ok(template),
+                own if own.is_empty() => Ok(()),
                 own => Err(RequestError::Invalid(own)),
             },
             Err(other) => Err(other),
