@@ -352,6 +352,7 @@ mod tests {
             dry_run: true,
             idempotency_key: Some("k".into()),
             uncharged: false,
+            purpose: Default::default(),
         }
     }
 

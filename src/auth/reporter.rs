@@ -56,6 +56,7 @@ impl Auth {
                 dry_run: false,
                 idempotency_key: Some(key.clone()),
                 uncharged: false,
+                purpose: Default::default(),
             };
             let rejection = match self.verify(call).await {
                 Ok(Verdict::Granted(_)) => {
@@ -115,6 +116,7 @@ impl Auth {
                 dry_run: false,
                 idempotency_key: batch.key.clone(),
                 uncharged: true,
+                purpose: Default::default(),
             };
             match self.verify(call).await {
                 Ok(Verdict::Granted(granted)) => {

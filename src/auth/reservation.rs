@@ -178,6 +178,9 @@ mod tests {
                     rate_limit: None,
                     uncharged: None,
                     account: Some("acme".into()),
+                    leased: None,
+                    retry_after_ms: None,
+                    returned: None,
                 }))
             })
         }

@@ -121,6 +121,7 @@ impl VerifyService {
                 usage: Vec::new(),
                 uncharged: 0,
                 pending_key: None,
+                lease_tat: 0,
             };
             if self.ledger.insert(&TokenHash::of(&secret), &record).await? {
                 tracing::info!(id = %record.id, account = %record.account, "verifier: token created");

@@ -14,6 +14,7 @@
 use std::future::Future;
 
 use super::history::{Totals, UsageQuery};
+pub use super::protocol::Purpose;
 use super::protocol::{Granted, Rejection};
 use super::record::{BannedAccount, IdempotencyRecord, TokenRecord};
 use super::search::TokenQuery;
@@ -133,6 +134,28 @@ pub struct Deduction<'a> {
     /// Record `count` uncharged renders instead of deducting
     /// ([`super::rules::exists`], [`TokenRecord::uncharged`]).
     pub uncharged: bool,
+    /// A lease or a return ([`Purpose`]); both come with a key.
+    pub purpose: Purpose,
+}
+
+impl Deduction<'_> {
+    /// The key the call's first answer is kept under: a lease's and a
+    /// return's in their own namespaces (a space, which a client's key
+    /// never holds, after the kind), so neither can replay a deduction
+    /// nor the other.
+    pub fn stored_key(&self) -> Option<String> {
+        let key = self.idempotency_key?;
+        Some(match self.purpose {
+            Purpose::Charge => key.to_string(),
+            Purpose::Lease => lease_key(key),
+            Purpose::GiveBack => format!("return {key}"),
+        })
+    }
+}
+
+/// Where the lease taken with `key` keeps its answer.
+pub fn lease_key(key: &str) -> String {
+    format!("lease {key}")
 }
 
 /// What a verification did.

@@ -24,6 +24,7 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "templates",
         include_str!("migrations/0004_templates.sql"),
     ),
+    (5, "leases", include_str!("migrations/0005_leases.sql")),
 ];
 
 /// Key of the advisory lock migrations hold ("lpschema" in ASCII).

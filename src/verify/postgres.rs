@@ -35,7 +35,9 @@ use deadpool_postgres::{GenericClient, Pool};
 use tokio_postgres::Row;
 
 use super::history::{Subject, Totals, UsageQuery};
-use super::ledger::{Change, Deduction, Ledger, Outcome, StoreError, UpdateError};
+use super::ledger::{
+    lease_key, Change, Deduction, Ledger, Outcome, Purpose, StoreError, UpdateError,
+};
 use super::postgres_batch::{Applied, Batcher};
 use super::postgres_gate::Gates;
 use super::postgres_rows::{
@@ -228,6 +230,103 @@ impl PgLedger {
         Err(contended())
     }
 
+    /// A lease or a return, in one transaction that holds the token's row:
+    /// the replay check, [`rules::lease`] (against the row's rate state)
+    /// or [`rules::give_back`] (against the lease's answer under the same
+    /// key), the new balance, and the answer under `key` (as stored).
+    async fn lease_once(&self, call: &Deduction<'_>, key: &str) -> Result<Outcome, StoreError> {
+        const HOLD: &str = concat!(
+            "SELECT hash, id, hint, account, balance, expires_at, rate_per_second, ",
+            "rate_burst, revoked, banned, created_at, last_used_at, uncharged, lease_tat ",
+            "FROM lp_tokens WHERE hash = $1 FOR UPDATE"
+        );
+        let _turn = self.gates.turn(call.hash).await;
+        let mut client = self.client().await?;
+        let hash = &call.hash.0[..];
+        for _ in 0..MAX_ATTEMPTS {
+            let tx = client.transaction().await.map_err(db)?;
+            let row = tx.query_opt(HOLD, &[&hash]).await.map_err(db)?;
+            let record = row
+                .as_ref()
+                .map(|row| {
+                    token(row).map(|record| TokenRecord {
+                        lease_tat: row.get(13),
+                        ..record
+                    })
+                })
+                .transpose()?;
+            let known = match call.purpose {
+                Purpose::GiveBack => rules::exists(record.as_ref()),
+                _ => rules::known(record.as_ref()),
+            };
+            if let Err(rejection) = known {
+                return Ok(Outcome::Rejected(rejection));
+            }
+            if let Some(first) = first_answer(&tx, call, key).await? {
+                return Ok(Outcome::replay(first, call));
+            }
+            let granted = match call.purpose {
+                Purpose::GiveBack => {
+                    let lease = match call.idempotency_key {
+                        Some(lease) => first_answer(&tx, call, &lease_key(lease)).await?,
+                        None => None,
+                    };
+                    let leased = lease.and_then(|first| first.granted.leased);
+                    let record = match rules::give_back(record.as_ref(), call.count, leased) {
+                        Ok(record) => record.clone(),
+                        Err(rejection) => return Ok(Outcome::Rejected(rejection)),
+                    };
+                    tx.execute(
+                        "UPDATE lp_tokens SET balance = balance + $2 WHERE hash = $1",
+                        &[&hash, &to_i64(call.count)?],
+                    )
+                    .await
+                    .map_err(db)?;
+                    let mut record = record;
+                    record.give_back(call.count);
+                    rules::given_back(&record, call.count, call.now)
+                }
+                _ => {
+                    let tat = record.as_ref().map_or(0, |r| r.lease_tat);
+                    let lease = match rules::lease(record.as_ref(), call.count, tat, call.now) {
+                        Ok(lease) => lease,
+                        Err(rejection) => return Ok(Outcome::Rejected(rejection)),
+                    };
+                    let mut record = record.unwrap_or_else(|| unreachable!("judged known"));
+                    if lease.units == 0 {
+                        return Ok(Outcome::Granted {
+                            granted: rules::leased(&record, &lease, call.now),
+                            wrote: false,
+                        });
+                    }
+                    record.deduct(lease.units, call.now);
+                    record.lease_tat = lease.tat;
+                    tx.execute(
+                        "WITH d AS (
+                             UPDATE lp_tokens SET balance = balance - $2, last_used_at = $3,
+                                                  lease_tat = $4
+                             WHERE hash = $1 RETURNING hash, balance)
+                         INSERT INTO lp_usage (token_hash, at, count, balance)
+                         SELECT hash, $3, $2, balance FROM d",
+                        &[&hash, &to_i64(lease.units)?, &call.now, &lease.tat],
+                    )
+                    .await
+                    .map_err(db)?;
+                    rules::leased(&record, &lease, call.now)
+                }
+            };
+            if remember(&tx, call, key, &granted).await? {
+                tx.commit().await.map_err(db)?;
+                return Ok(Outcome::Granted {
+                    granted,
+                    wrote: true,
+                });
+            }
+            tx.rollback().await.map_err(db)?;
+        }
+        Err(contended())
+    }
+
     /// An `uncharged=true` call: the row's `uncharged` grown by `count` on
     /// any existing token, in one statement, or with a key in one
     /// transaction with its answer (as [`PgLedger::deduct_once`]).
@@ -286,6 +385,14 @@ impl PgLedger {
 impl Ledger for PgLedger {
     async fn verify(&self, call: &Deduction<'_>) -> Result<Outcome, StoreError> {
         self.bounded(async {
+            if call.purpose != Purpose::Charge {
+                return match call.stored_key() {
+                    Some(key) if !call.dry_run && !call.uncharged => {
+                        self.lease_once(call, &key).await
+                    }
+                    _ => Ok(Outcome::Rejected(Rejection::BadRequest)),
+                };
+            }
             if call.uncharged && !call.dry_run {
                 return self.record_uncharged(call).await;
             }

@@ -85,6 +85,8 @@ pub(super) fn token(row: &Row) -> Result<TokenRecord, StoreError> {
         usage: Vec::new(),
         uncharged: to_u64(row.get(12))?,
         pending_key: None,
+        // Read only where leases are judged (`PgLedger::lease_once`).
+        lease_tat: 0,
     })
 }
 

@@ -24,6 +24,25 @@ pub struct VerifyCall {
     /// not charged for (usage the verifier refused at report time), whatever
     /// the token's status; deduct nothing. Only an unknown token is refused.
     pub uncharged: bool,
+    /// What the call is for: a plain verification, or one of the lease
+    /// extensions render nodes of a fleet use (docs/leases.md).
+    pub purpose: Purpose,
+}
+
+/// What a verification call is for. Leases and returns need an
+/// `Idempotency-Key` and are neither dry runs nor uncharged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Purpose {
+    /// `POST /v1/verify` as the spec has it (with `dry_run` or `uncharged`).
+    #[default]
+    Charge,
+    /// `?lease=true`: deduct up to `count` units as one block a render node
+    /// spends on its own; the verifier grants fewer when the balance is low
+    /// or the token's rate limit allows fewer now ([`Granted::leased`]).
+    Lease,
+    /// `?return=true`: give `count` unused units of the lease taken under
+    /// the same `Idempotency-Key` back to the balance, once.
+    GiveBack,
 }
 
 impl VerifyCall {
@@ -36,6 +55,28 @@ impl VerifyCall {
             dry_run: true,
             idempotency_key: None,
             uncharged: false,
+            purpose: Purpose::Charge,
+        }
+    }
+
+    /// A lease of up to `units` under `key` (retried with the same key,
+    /// the verifier grants it once).
+    pub fn lease(token: &str, units: u64, key: &str) -> VerifyCall {
+        VerifyCall {
+            token: token.to_string(),
+            count: units,
+            dry_run: false,
+            idempotency_key: Some(key.to_string()),
+            uncharged: false,
+            purpose: Purpose::Lease,
+        }
+    }
+
+    /// Gives `unused` units of the lease taken under `key` back.
+    pub fn give_back(token: &str, unused: u64, key: &str) -> VerifyCall {
+        VerifyCall {
+            purpose: Purpose::GiveBack,
+            ..VerifyCall::lease(token, unused, key)
         }
     }
 }
@@ -66,6 +107,20 @@ pub struct Granted {
     /// runs, which is how render nodes ask.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
+    /// Extension, only in the answer to a lease: the units granted, at
+    /// most the `count` asked for. 0 when the token's rate limit allows
+    /// none now ([`Granted::retry_after_ms`] says when).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leased: Option<u64>,
+    /// Extension, with a lease of 0 units: how long until the token's
+    /// rate limit allows one (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// Extension, only in the answer to a return: the units given back.
+    /// A render node takes its presence as the proof that the verifier
+    /// understood the return (one without the extension would deduct).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returned: Option<u64>,
 }
 
 /// Why the verifier said no. Each maps to one status and `error` value.

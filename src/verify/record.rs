@@ -80,6 +80,14 @@ pub struct TokenRecord {
     /// what the next call with that key (or any key) finds and rolls forward.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_key: Option<PendingKey>,
+    /// The rate limit's state for leases ([`super::rules::lease`]): Unix
+    /// milliseconds, 0 before the first lease.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lease_tat: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 /// See [`TokenRecord::pending_key`].
@@ -117,6 +125,7 @@ impl TokenRecord {
             usage: vec![],
             uncharged: 0,
             pending_key: None,
+            lease_tat: 0,
         }
     }
 }
@@ -130,6 +139,11 @@ impl TokenRecord {
             self.usage.remove(0);
         }
         self.usage.push((now, count, self.balance));
+    }
+
+    /// Credits `count` units a lease did not use.
+    pub fn give_back(&mut self, count: u64) {
+        self.balance = self.balance.saturating_add(count);
     }
 
     /// Records `count` uncharged renders (nothing deducted).

@@ -30,6 +30,100 @@ use super::record::TokenRecord;
 /// How long an idempotency key's first answer is kept.
 pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 60 * 60 * 1000;
 
+/// A lease takes at most this fraction of the balance (at least one
+/// unit), so that when the balance runs low, the nodes of a fleet each
+/// hold a small part of it rather than one node all of it.
+pub const LEASE_SHARE: u64 = 4;
+
+/// What a lease call grants: `units` (at most what was asked for), the
+/// token's rate state after it, and with 0 units how long until one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leased {
+    pub units: u64,
+    /// The rate limit's theoretical arrival time after the lease
+    /// ([`TokenRecord::lease_tat`]).
+    pub tat: i64,
+    pub retry_after_ms: u64,
+}
+
+/// Steps 3 and 5 to 8 for one unit, then how many of the `want` units a
+/// lease gets: at most [`LEASE_SHARE`] of the balance, and within the
+/// token's rate limit, which leases draw from as a GCRA (a bucket of
+/// `burst` units refilled at `per_second`) whose state `tat` the ledger
+/// keeps with the token. So the units leased by every node together, and
+/// with them the renders, keep to the rate: over any window of `t`
+/// seconds at most `burst + per_second * t`.
+pub fn lease(
+    record: Option<&TokenRecord>,
+    want: u64,
+    tat: i64,
+    now: i64,
+) -> Result<Leased, Rejection> {
+    // A `want` of 0 stands for a bad body, refused after the token's checks.
+    let record = check(record, want.min(1), now)?;
+    let share = (record.balance / LEASE_SHARE).max(1);
+    let want = want.min(share);
+    let Some(rate) = record.rate_limit.filter(|r| r.per_second > 0) else {
+        return Ok(Leased {
+            units: want,
+            tat,
+            retry_after_ms: 0,
+        });
+    };
+    let interval = 1000.0 / f64::from(rate.per_second);
+    let burst = f64::from(rate.burst.max(1)) * interval;
+    let start = tat.max(now) as f64;
+    let allowed = ((now as f64 + burst - start) / interval).floor().max(0.0) as u64;
+    let units = want.min(allowed);
+    if units == 0 {
+        let wait = (start - burst + interval - now as f64).ceil().max(1.0);
+        return Ok(Leased {
+            units: 0,
+            tat,
+            retry_after_ms: wait as u64,
+        });
+    }
+    Ok(Leased {
+        units,
+        tat: (start + units as f64 * interval).ceil() as i64,
+        retry_after_ms: 0,
+    })
+}
+
+/// The 200 body of a lease: the token after the deduction, its account
+/// (as a dry run's: a lease is how a fleet's render nodes learn it), the
+/// units granted and, with none, when to ask again.
+pub fn leased(record: &TokenRecord, leased: &Leased, now: i64) -> Granted {
+    Granted {
+        leased: Some(leased.units),
+        retry_after_ms: (leased.units == 0).then_some(leased.retry_after_ms),
+        ..judged(record, now)
+    }
+}
+
+/// A return of `unused` units of a lease that granted `leased`: the
+/// token must exist (revoked or not: the units were paid for), and no
+/// more comes back than the lease took.
+pub fn give_back(
+    record: Option<&TokenRecord>,
+    unused: u64,
+    leased: Option<u64>,
+) -> Result<&TokenRecord, Rejection> {
+    let record = exists(record)?;
+    match leased {
+        Some(leased) if (1..=leased).contains(&unused) => Ok(record),
+        _ => Err(Rejection::BadRequest),
+    }
+}
+
+/// The 200 body of a return: the token after it and the units given back.
+pub fn given_back(record: &TokenRecord, unused: u64, now: i64) -> Granted {
+    Granted {
+        returned: Some(unused),
+        ..granted(record, now)
+    }
+}
+
 /// Step 3 of the order above: the record of a known, unrevoked token.
 pub fn known(record: Option<&TokenRecord>) -> Result<&TokenRecord, Rejection> {
     match record {
@@ -113,6 +207,9 @@ pub fn answer(
         rate_limit,
         uncharged: None,
         account: None,
+        leased: None,
+        retry_after_ms: None,
+        returned: None,
     }
 }
 

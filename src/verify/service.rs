@@ -13,7 +13,9 @@ use super::any_ledger::AnyLedger;
 use super::embedded::Embedded;
 use super::ledger::{Deduction, Ledger, Outcome, StoreError};
 use super::postgres::{PgLedger, PgOptions};
-use super::protocol::{Rejection, Unavailable, Verdict, Verifier, VerifyCall, VerifyFuture};
+use super::protocol::{
+    Purpose, Rejection, Unavailable, Verdict, Verifier, VerifyCall, VerifyFuture,
+};
 use super::secret;
 use crate::credential::TokenHash;
 
@@ -165,6 +167,11 @@ impl VerifyService {
         if call.uncharged && call.dry_run {
             return Ok(Verdict::Rejected(Rejection::BadRequest));
         }
+        if call.purpose != Purpose::Charge
+            && (call.dry_run || call.uncharged || call.idempotency_key.is_none())
+        {
+            return Ok(Verdict::Rejected(Rejection::BadRequest));
+        }
         if !secret::well_formed(&call.token) {
             return Ok(Verdict::Rejected(Rejection::InvalidToken));
         }
@@ -176,9 +183,10 @@ impl VerifyService {
             idempotency_key: call.idempotency_key.as_deref(),
             now: crate::credential::now_ms(),
             uncharged: call.uncharged,
+            purpose: call.purpose,
         };
         let outcome = self.ledger.verify(&deduction).await?;
-        tracing::debug!(token = %hash.log_prefix(), count = call.count, dry_run = call.dry_run, uncharged = call.uncharged, ?outcome, "verify");
+        tracing::debug!(token = %hash.log_prefix(), count = call.count, dry_run = call.dry_run, uncharged = call.uncharged, purpose = ?call.purpose, ?outcome, "verify");
         if let (true, Outcome::Granted { granted, .. }) = (call.uncharged, &outcome) {
             tracing::warn!(
                 token = %hash.log_prefix(),

@@ -52,7 +52,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::history::{Subject, Totals, UsageQuery, HOUR_MS};
-use super::ledger::{Change, Deduction, Outcome, StoreError, UpdateError};
+use super::ledger::{lease_key, Change, Deduction, Outcome, Purpose, StoreError, UpdateError};
 use super::protocol::{Granted, Rejection};
 use super::record::{AccountRecord, BannedAccount, IdempotencyRecord, PendingKey, TokenRecord};
 use super::rules;
@@ -140,12 +140,37 @@ fn fresh(first: &IdempotencyRecord, now: i64) -> bool {
 }
 
 /// What a (not dry) call makes of the record as read: the record to write
-/// and the answer, or why not. A deduction ([`rules::check`]), or with
-/// `uncharged` the uncharged total grown by `count` on any existing token.
+/// and the answer, or why not; `None` for the record when the call writes
+/// nothing (a lease of 0 units). A deduction ([`rules::check`]), with
+/// `uncharged` the uncharged total grown by `count` on any existing token,
+/// a lease ([`rules::lease`]) or a return of a lease that granted
+/// `leased` ([`rules::give_back`]).
 fn judge(
     record: Option<&TokenRecord>,
     call: &Deduction<'_>,
-) -> Result<(TokenRecord, Granted), Rejection> {
+    leased: Option<u64>,
+) -> Result<(Option<TokenRecord>, Granted), Rejection> {
+    match call.purpose {
+        Purpose::Lease => {
+            let tat = record.map_or(0, |r| r.lease_tat);
+            let lease = rules::lease(record, call.count, tat, call.now)?;
+            let mut record = rules::known(record)?.clone();
+            if lease.units == 0 {
+                return Ok((None, rules::leased(&record, &lease, call.now)));
+            }
+            record.deduct(lease.units, call.now);
+            record.lease_tat = lease.tat;
+            let granted = rules::leased(&record, &lease, call.now);
+            return Ok((Some(record), granted));
+        }
+        Purpose::GiveBack => {
+            let mut record = rules::give_back(record, call.count, leased)?.clone();
+            record.give_back(call.count);
+            let granted = rules::given_back(&record, call.count, call.now);
+            return Ok((Some(record), granted));
+        }
+        Purpose::Charge => {}
+    }
     if call.uncharged {
         let mut record = rules::exists(record)?.clone();
         if call.count == 0 {
@@ -153,12 +178,12 @@ fn judge(
         }
         record.add_uncharged(call.count);
         let granted = rules::recorded(&record, call.now);
-        return Ok((record, granted));
+        return Ok((Some(record), granted));
     }
     let mut record = rules::check(record, call.count, call.now)?.clone();
     record.deduct(call.count, call.now);
     let granted = rules::granted(&record, call.now);
-    Ok((record, granted))
+    Ok((Some(record), granted))
 }
 
 struct Loaded {
@@ -358,14 +383,27 @@ impl SledStore {
     }
 
     /// Check and deduct with compare-and-swap on the record; `key` (a keyed
-    /// call) is remembered in the record with its answer.
-    fn deduct(&self, call: &Deduction<'_>, key: Option<&str>) -> Result<Outcome, StoreError> {
+    /// call, as stored) is remembered in the record with its answer.
+    /// `leased`: the units of the lease a return gives back to.
+    fn deduct(
+        &self,
+        call: &Deduction<'_>,
+        key: Option<&str>,
+        leased: Option<u64>,
+    ) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
-            let (mut record, granted) = match judge(loaded.record.as_ref(), call) {
-                Ok(judged) => judged,
+            let (record, granted) = match judge(loaded.record.as_ref(), call, leased) {
+                Ok((Some(record), granted)) => (record, granted),
+                Ok((None, granted)) => {
+                    return Ok(Outcome::Granted {
+                        granted,
+                        wrote: false,
+                    })
+                }
                 Err(rejection) => return Ok(Outcome::Rejected(rejection)),
             };
+            let mut record = record;
             if let Some(key) = key {
                 record.pending_key = Some(PendingKey {
                     key: key.to_string(),
@@ -383,10 +421,16 @@ impl SledStore {
                 Some(encode(&record)),
             )?;
             if swapped.is_ok() {
-                // The usage history counts deductions; uncharged renders
-                // are the record's own total.
-                if !call.uncharged {
-                    self.count_usage(&record, call.count, call.now);
+                // The usage history counts deductions (a lease's units
+                // included); uncharged renders are the record's own total,
+                // and a return is not usage.
+                match (call.purpose, call.uncharged) {
+                    (Purpose::Lease, _) => {
+                        let units = granted.leased.unwrap_or(call.count);
+                        self.count_usage(&record, units, call.now)
+                    }
+                    (Purpose::Charge, false) => self.count_usage(&record, call.count, call.now),
+                    _ => {}
                 }
                 return Ok(Outcome::Granted {
                     granted,
@@ -397,7 +441,8 @@ impl SledStore {
         }
     }
 
-    /// A deduction with an idempotency key (see the module doc).
+    /// A deduction with an idempotency key (see the module doc); `key` is
+    /// the call's key as stored ([`Deduction::stored_key`]).
     fn deduct_once(&self, call: &Deduction<'_>, key: &str) -> Result<Outcome, StoreError> {
         let stripe = usize::from(call.hash.0[0]) % KEY_LOCKS;
         let _turn = self.key_locks[stripe]
@@ -407,7 +452,7 @@ impl SledStore {
         // (rules, step 3). A revocation racing this call may land just
         // after it, as if it had come a moment later.
         let loaded = self.load(call.hash)?;
-        let known = if call.uncharged {
+        let known = if call.uncharged || call.purpose == Purpose::GiveBack {
             rules::exists(loaded.record.as_ref())
         } else {
             rules::known(loaded.record.as_ref())
@@ -440,8 +485,31 @@ impl SledStore {
                 self.idempotency.insert(earlier, encode(&pending.first))?;
             }
         }
-        let outcome = self.deduct(call, Some(key))?;
-        if let Outcome::Granted { granted, .. } = &outcome {
+        // A return gives back to the lease taken under the same key, which
+        // is in `idempotency` by now (the pending key was rolled forward).
+        let leased = match (call.purpose, call.idempotency_key) {
+            (Purpose::GiveBack, Some(key)) => {
+                match self
+                    .idempotency
+                    .get(idempotency_key(call.hash, &lease_key(key)))?
+                {
+                    Some(v) => {
+                        let lease: IdempotencyRecord = decode(&v)?;
+                        fresh(&lease, call.now)
+                            .then_some(lease.granted.leased)
+                            .flatten()
+                    }
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let outcome = self.deduct(call, Some(key), leased)?;
+        if let Outcome::Granted {
+            granted,
+            wrote: true,
+        } = &outcome
+        {
             let first = IdempotencyRecord {
                 at: call.now,
                 count: call.count,
@@ -462,9 +530,11 @@ impl SledStore {
         if call.dry_run {
             return self.dry_run(call);
         }
-        match call.idempotency_key {
-            Some(key) => self.deduct_once(call, key),
-            None => self.deduct(call, None),
+        match call.stored_key() {
+            Some(key) => self.deduct_once(call, &key),
+            // Leases and returns come with a key (the service checks).
+            None if call.purpose != Purpose::Charge => Ok(Outcome::Rejected(Rejection::BadRequest)),
+            None => self.deduct(call, None, None),
         }
     }
 
@@ -709,6 +779,7 @@ mod tests {
                                     idempotency_key: (t % 2 == 0).then_some(key.as_str()),
                                     now: 1,
                                     uncharged: false,
+                                    purpose: Default::default(),
                                 };
                                 matches!(store.verify(&call).unwrap(), Outcome::Granted { .. })
                             })
@@ -746,6 +817,7 @@ mod revocation_tests {
             idempotency_key: Some("k"),
             now: 5,
             uncharged: false,
+            purpose: Default::default(),
         };
         let Outcome::Granted { granted, .. } = store.verify(&call).unwrap() else {
             panic!("not granted")
@@ -787,9 +859,11 @@ mod crash_tests {
             idempotency_key: Some(key),
             now: 5,
             uncharged: false,
+            purpose: Default::default(),
         };
         // What the first write of a keyed call leaves behind, alone.
-        let Outcome::Granted { granted, .. } = store.deduct(&call("a", 3), Some("a")).unwrap()
+        let Outcome::Granted { granted, .. } =
+            store.deduct(&call("a", 3), Some("a"), None).unwrap()
         else {
             panic!("not granted")
         };
@@ -834,6 +908,7 @@ mod uncharged_tests {
             idempotency_key: key,
             now: 5,
             uncharged: true,
+            purpose: Default::default(),
         }
     }
 
@@ -884,6 +959,7 @@ mod older_store_tests {
             idempotency_key: None,
             now: 5,
             uncharged: false,
+            purpose: Default::default(),
         }
     }
 

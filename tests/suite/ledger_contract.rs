@@ -17,7 +17,7 @@ use std::time::Duration;
 use labelpress::credential::TokenHash;
 use labelpress::verify::embedded::Embedded;
 use labelpress::verify::history::{Bucket, Subject, Totals, UsageQuery, DAY_MS, HOUR_MS};
-use labelpress::verify::ledger::{Deduction, Ledger, Outcome, UpdateError};
+use labelpress::verify::ledger::{Deduction, Ledger, Outcome, Purpose, UpdateError};
 use labelpress::verify::postgres::{PgLedger, PgOptions};
 use labelpress::verify::record::{TokenRecord, RECENT_USAGE};
 use labelpress::verify::rules::{self, IDEMPOTENCY_TTL_MS};
@@ -66,6 +66,10 @@ contract!(
     search_pages_the_matches_oldest_first,
     usage_is_summed_per_bucket_and_subject,
     stale_idempotency_answers_are_pruned,
+    a_lease_takes_a_share_of_the_balance_once_per_key,
+    a_return_gives_back_at_most_the_lease_once,
+    leases_keep_to_the_tokens_rate_limit,
+    concurrent_leases_never_lease_a_unit_twice,
 );
 
 fn pg_options() -> PgOptions {
@@ -105,6 +109,7 @@ fn token(id: &str, account: &str, balance: u64, created_at: i64) -> TokenRecord 
         usage: Vec::new(),
         uncharged: 0,
         pending_key: None,
+        lease_tat: 0,
     }
 }
 
@@ -122,6 +127,7 @@ fn deduct(hash: &TokenHash, count: u64, now: i64) -> Deduction<'_> {
         idempotency_key: None,
         now,
         uncharged: false,
+        purpose: Default::default(),
     }
 }
 
@@ -144,6 +150,20 @@ fn uncharged<'a>(hash: &'a TokenHash, count: u64, now: i64, key: Option<&'a str>
         idempotency_key: key,
         uncharged: true,
         ..deduct(hash, count, now)
+    }
+}
+
+fn lease<'a>(hash: &'a TokenHash, want: u64, now: i64, key: &'a str) -> Deduction<'a> {
+    Deduction {
+        purpose: Purpose::Lease,
+        ..keyed(hash, want, now, key)
+    }
+}
+
+fn give_back<'a>(hash: &'a TokenHash, unused: u64, now: i64, key: &'a str) -> Deduction<'a> {
+    Deduction {
+        purpose: Purpose::GiveBack,
+        ..keyed(hash, unused, now, key)
     }
 }
 
@@ -1192,4 +1212,206 @@ async fn a_held_row_of_one_token_leaves_the_others_their_connections() {
         balance(&*ledger, "tok_HHHHHHHHHHHH").await,
         1000 - granted_held
     );
+}
+
+/// A lease deducts at most a quarter of the balance (at least one unit),
+/// answers the units with the account, is remembered under its key like a
+/// deduction (and in its own namespace: a deduction with the same key is
+/// another call), and counts as usage.
+async fn a_lease_takes_a_share_of_the_balance_once_per_key<L: Ledger>(ledger: Arc<L>) {
+    let t0 = t0();
+    add(&*ledger, 1, &token("tok_LLLLLLLLLLLL", "acme", 100, t0)).await;
+    let h = hash(1);
+    let first = written(ledger.verify(&lease(&h, 10, t0, "l-1")).await.unwrap());
+    assert_eq!((first.leased, first.balance), (Some(10), 90));
+    assert_eq!(first.account.as_deref(), Some("acme"));
+    // The same key again: the first answer, nothing more deducted.
+    match ledger.verify(&lease(&h, 10, t0 + 1, "l-1")).await.unwrap() {
+        Outcome::Replayed(again) => assert_eq!(again, first),
+        other => panic!("{other:?}"),
+    }
+    // A quarter of 90 is 22: a lease asking for 50 gets 22.
+    let capped = written(ledger.verify(&lease(&h, 50, t0, "l-2")).await.unwrap());
+    assert_eq!((capped.leased, capped.balance), (Some(22), 68));
+    // A plain deduction under a lease's key is a call of its own.
+    let plain = written(ledger.verify(&keyed(&h, 1, t0, "l-1")).await.unwrap());
+    assert_eq!((plain.leased, plain.balance), (None, 67));
+    // Near the end, one unit at a time; at 0, Quota Exceeded.
+    ledger.verify(&deduct(&h, 65, t0)).await.unwrap();
+    let last = written(ledger.verify(&lease(&h, 10, t0, "l-3")).await.unwrap());
+    assert_eq!((last.leased, last.balance), (Some(1), 1));
+    written(ledger.verify(&lease(&h, 10, t0, "l-4")).await.unwrap());
+    assert_eq!(
+        ledger.verify(&lease(&h, 10, t0, "l-5")).await.unwrap(),
+        rejected(Rejection::QuotaExceeded)
+    );
+    let record = ledger.get("tok_LLLLLLLLLLLL").await.unwrap().unwrap();
+    assert_eq!(record.balance, 0);
+    assert!(
+        record.usage.iter().any(|&(_, count, _)| count == 22),
+        "{:?}",
+        record.usage
+    );
+    // A revoked token gets no lease and no replay of one.
+    ledger
+        .update("tok_LLLLLLLLLLLL", &|r: &mut TokenRecord| {
+            r.revoked = true;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        ledger.verify(&lease(&h, 10, t0, "l-1")).await.unwrap(),
+        rejected(Rejection::InvalidToken)
+    );
+}
+
+/// A return credits unused units of the lease under the same key, once,
+/// at most what the lease granted; a key without a lease is refused; a
+/// revoked token's lease still comes back (it was paid for).
+async fn a_return_gives_back_at_most_the_lease_once<L: Ledger>(ledger: Arc<L>) {
+    let t0 = t0();
+    add(&*ledger, 1, &token("tok_RRRRRRRRRRRR", "acme", 100, t0)).await;
+    let h = hash(1);
+    written(ledger.verify(&lease(&h, 20, t0, "r-1")).await.unwrap());
+    assert_eq!(balance(&*ledger, "tok_RRRRRRRRRRRR").await, 80);
+    // More than the lease granted, or a key with no lease: 400.
+    for (unused, key) in [(21, "r-1"), (1, "r-none"), (0, "r-1")] {
+        assert_eq!(
+            ledger
+                .verify(&give_back(&h, unused, t0, key))
+                .await
+                .unwrap(),
+            rejected(Rejection::BadRequest),
+            "{unused} {key}"
+        );
+    }
+    // A plain deduction's key is no lease either.
+    written(ledger.verify(&keyed(&h, 5, t0, "r-plain")).await.unwrap());
+    assert_eq!(
+        ledger
+            .verify(&give_back(&h, 1, t0, "r-plain"))
+            .await
+            .unwrap(),
+        rejected(Rejection::BadRequest)
+    );
+    let back = written(
+        ledger
+            .verify(&give_back(&h, 7, t0 + 5, "r-1"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!((back.returned, back.balance), (Some(7), 82));
+    // Retried: the first answer, credited once; another count is 400.
+    match ledger
+        .verify(&give_back(&h, 7, t0 + 6, "r-1"))
+        .await
+        .unwrap()
+    {
+        Outcome::Replayed(again) => assert_eq!(again, back),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        ledger
+            .verify(&give_back(&h, 3, t0 + 6, "r-1"))
+            .await
+            .unwrap(),
+        rejected(Rejection::BadRequest)
+    );
+    assert_eq!(balance(&*ledger, "tok_RRRRRRRRRRRR").await, 82);
+    written(ledger.verify(&lease(&h, 4, t0, "r-2")).await.unwrap());
+    ledger
+        .update("tok_RRRRRRRRRRRR", &|r: &mut TokenRecord| {
+            r.revoked = true;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    let back = written(
+        ledger
+            .verify(&give_back(&h, 4, t0 + 7, "r-2"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(back.balance, 82);
+}
+
+/// With a rate limit of 10/s and a burst of 5, leases grant at most the
+/// burst at once, then 10 per second of clock, whatever they ask for; a
+/// lease the limit allows none of answers 0 units with the wait, deducts
+/// nothing and is not remembered.
+async fn leases_keep_to_the_tokens_rate_limit<L: Ledger>(ledger: Arc<L>) {
+    let t0 = t0();
+    let mut limited = token("tok_PPPPPPPPPPPP", "acme", 1_000_000, t0);
+    limited.rate_limit = Some(RateLimit {
+        per_second: 10,
+        burst: 5,
+    });
+    add(&*ledger, 1, &limited).await;
+    let h = hash(1);
+    let first = written(ledger.verify(&lease(&h, 100, t0, "p-1")).await.unwrap());
+    assert_eq!(first.leased, Some(5));
+    let none = ledger
+        .verify(&lease(&h, 100, t0 + 50, "p-2"))
+        .await
+        .unwrap();
+    let Outcome::Granted {
+        granted,
+        wrote: false,
+    } = none
+    else {
+        panic!("{none:?}")
+    };
+    assert_eq!(granted.leased, Some(0));
+    assert_eq!(granted.retry_after_ms, Some(50));
+    assert_eq!(balance(&*ledger, "tok_PPPPPPPPPPPP").await, 999_995);
+    // The same key later is a new judgement (0 was not remembered).
+    let later = written(
+        ledger
+            .verify(&lease(&h, 100, t0 + 300, "p-2"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(later.leased, Some(3));
+    // One second on: 10 more, never more than the rate over the window.
+    let mut granted = 5 + 3;
+    for step in 1..=20 {
+        let key = format!("p-step-{step}");
+        let at = t0 + 300 + step * 50;
+        if let Outcome::Granted { granted: g, .. } =
+            ledger.verify(&lease(&h, 100, at, &key)).await.unwrap()
+        {
+            granted += g.leased.unwrap();
+        }
+    }
+    // 1.3 s after the start: at most 5 + 13.
+    assert!(granted <= 18, "{granted}");
+    assert!(granted >= 16, "{granted}");
+}
+
+/// Leases racing on one token (10 at a time, asking for 7 of 40 units)
+/// together lease exactly the balance and never more.
+async fn concurrent_leases_never_lease_a_unit_twice<L: Ledger + 'static>(ledger: Arc<L>) {
+    let t0 = t0();
+    add(&*ledger, 1, &token("tok_CCCCCCCCCCCC", "acme", 40, t0)).await;
+    let calls: Vec<_> = (0..60)
+        .map(|i| {
+            let ledger = ledger.clone();
+            tokio::spawn(async move {
+                let h = hash(1);
+                let key = format!("c-{i}");
+                match ledger.verify(&lease(&h, 7, t0, &key)).await.unwrap() {
+                    Outcome::Granted { granted, .. } => granted.leased.unwrap(),
+                    Outcome::Rejected(Rejection::QuotaExceeded) => 0,
+                    other => panic!("{other:?}"),
+                }
+            })
+        })
+        .collect();
+    let mut leased = 0;
+    for call in calls {
+        leased += call.await.unwrap();
+    }
+    assert_eq!(leased, 40);
+    assert_eq!(balance(&*ledger, "tok_CCCCCCCCCCCC").await, 0);
 }

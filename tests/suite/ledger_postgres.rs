@@ -399,7 +399,7 @@ fn the_schema_is_migrated_once_and_a_newer_schema_or_a_missing_admin_token_is_re
             "schema",
             "SELECT string_agg(version::text, ',' ORDER BY version) FROM lp_schema"
         ),
-        "1,2,3,4"
+        "1,2,3,4,5"
     );
     drop(node);
 

@@ -28,7 +28,7 @@ use self::request::{
 use self::views::{AccountView, Expiry, TokenDetail, TokenPage, TokenView, TopUp, UsageSeries};
 use crate::credential::rate_limit::FailedAuth;
 use crate::verify::admin::NewToken;
-use crate::verify::protocol::{RateLimit, Rejection, Verdict, VerifyCall};
+use crate::verify::protocol::{Purpose, RateLimit, Rejection, Verdict, VerifyCall};
 use crate::verify::service::VerifyService;
 
 type Service = State<Arc<VerifyService>>;
@@ -136,6 +136,23 @@ async fn check(
             "dry_run and uncharged cannot both be true: recording uncharged renders writes".into(),
         ));
     }
+    let purpose = match (
+        query_flag(&query, "lease").map_err(bad)?,
+        query_flag(&query, "return").map_err(bad)?,
+    ) {
+        (false, false) => Purpose::Charge,
+        (true, false) => Purpose::Lease,
+        (false, true) => Purpose::GiveBack,
+        (true, true) => return Err(bad("lease and return cannot both be true".into())),
+    };
+    if purpose != Purpose::Charge
+        && (dry_run || uncharged || headers.get("idempotency-key").is_none())
+    {
+        return Err(bad(
+            "a lease or a return needs an Idempotency-Key, and is neither a dry run nor uncharged"
+                .into(),
+        ));
+    }
     let idempotency_key = match headers.get("idempotency-key") {
         Some(v) => Some(
             v.to_str()
@@ -155,6 +172,7 @@ async fn check(
         dry_run,
         idempotency_key,
         uncharged,
+        purpose,
     };
     match service.check(&call).await {
         Ok(Verdict::Granted(granted)) => {
@@ -163,7 +181,10 @@ async fn check(
         Ok(Verdict::Rejected(Rejection::BadRequest)) => Err(VerifyHttpError::Rejected(
             Rejection::BadRequest,
             Some(body_error.unwrap_or_else(|| {
-                "Idempotency-Key must be 1 to 255 visible ASCII characters, and a reused key needs the same count".into()
+                match purpose {
+                    Purpose::GiveBack => "a return needs the key of a lease of this token taken within 24 h, and at most the units it granted".into(),
+                    _ => "Idempotency-Key must be 1 to 255 visible ASCII characters, and a reused key needs the same count".into(),
+                }
             })),
         )),
         Ok(Verdict::Rejected(r)) => Err(VerifyHttpError::Rejected(r, None)),

@@ -31,6 +31,7 @@ async fn deductions_survive_reopening_the_store() {
         dry_run: false,
         idempotency_key: Some("once".into()),
         uncharged: false,
+        purpose: Default::default(),
     };
     let syncs = service.syncs().expect("the embedded ledger");
     assert!(matches!(

@@ -428,6 +428,7 @@ async fn the_in_process_verifier_takes_the_same_path(h: Harness) {
         dry_run,
         idempotency_key: key.map(str::to_string),
         uncharged: false,
+        purpose: Default::default(),
     };
     let Verdict::Granted(g) = verifier.verify(call(2, false, Some("a"))).await.unwrap() else {
         panic!("not granted")
@@ -598,6 +599,7 @@ async fn uncharged_true_records_renders_on_any_existing_token_once_per_key(h: Ha
         dry_run: false,
         idempotency_key: Some("u-1".into()),
         uncharged: true,
+        purpose: Default::default(),
     };
     let Verdict::Granted(g) = verifier.verify(call).await.unwrap() else {
         panic!("not recorded")
