@@ -12,19 +12,23 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(manifest_dir().join(path)).unwrap()
 }
 
-/// Dockerfile instructions of the final stage, continuation lines joined:
+/// Dockerfile instructions, continuation lines joined:
 /// `(INSTRUCTION, arguments)`.
-fn runtime_stage() -> Vec<(String, String)> {
+fn instructions() -> Vec<(String, String)> {
     let text = read("Dockerfile").replace("\\\n", " ");
-    let instructions: Vec<(String, String)> = text
-        .lines()
+    text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .filter_map(|l| {
             let (op, args) = l.split_once(char::is_whitespace)?;
             Some((op.to_ascii_uppercase(), args.trim().to_string()))
         })
-        .collect();
+        .collect()
+}
+
+/// The instructions of the final stage.
+pub fn runtime_stage() -> Vec<(String, String)> {
+    let instructions = instructions();
     let last_from = instructions
         .iter()
         .rposition(|(op, _)| op == "FROM")
@@ -32,7 +36,19 @@ fn runtime_stage() -> Vec<(String, String)> {
     instructions[last_from..].to_vec()
 }
 
-fn one(stage: &[(String, String)], op: &str) -> String {
+/// The instructions of the first stage (the build), up to the next `FROM`.
+fn build_stage() -> Vec<(String, String)> {
+    let instructions = instructions();
+    let end = instructions
+        .iter()
+        .skip(1)
+        .position(|(op, _)| op == "FROM")
+        .unwrap()
+        + 1;
+    instructions[..end].to_vec()
+}
+
+pub fn one(stage: &[(String, String)], op: &str) -> String {
     let found: Vec<&String> = stage
         .iter()
         .filter(|(o, _)| o == op)
@@ -43,7 +59,7 @@ fn one(stage: &[(String, String)], op: &str) -> String {
 }
 
 /// A JSON-array (exec form) instruction's words.
-fn exec_form(args: &str) -> Vec<String> {
+pub fn exec_form(args: &str) -> Vec<String> {
     serde_json::from_str(args).unwrap_or_else(|e| panic!("exec form {args}: {e}"))
 }
 
@@ -261,4 +277,192 @@ fn compose_example_uses_flags_the_cli_accepts() {
     assert!(flag(verifier, "--database-url").starts_with("postgres://"));
     // A PostgreSQL ledger needs an admin token shared by its verifiers.
     assert!(read("compose.yaml").contains("LABELPRESS_ADMIN_TOKEN:"));
+}
+
+/// `cargo metadata --no-deps` of the workspace in `dir`.
+fn metadata(dir: &std::path::Path) -> serde_json::Value {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--no-deps", "--locked", "--offline"])
+        .args(["--format-version", "1"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo metadata in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A COPY's sources and destination (no `--from`: the build context).
+fn copy_args(args: &str) -> (Vec<String>, String) {
+    let mut words: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+    assert!(
+        !words.iter().any(|w| w.starts_with("--")),
+        "COPY {args}: no flags in the build stage"
+    );
+    let dest = words.pop().unwrap();
+    (words, dest)
+}
+
+/// The build stage builds the dependencies from the manifests alone, then
+/// the sources: a change to `src/` reuses the dependency layer. No Docker
+/// runs here, so the layer's COPYs are made into a temporary folder and its
+/// RUNs run there: cargo must then find every target it loads.
+#[test]
+fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
+    let stage = build_stage();
+    let build = "cargo build --release --locked --bin labelpress";
+    let workdir = one(&stage, "WORKDIR");
+    let root = manifest_dir();
+
+    // What the dependency layer needs: the lock file, every workspace
+    // package's manifest and its build script (no other source).
+    let repo = metadata(&root);
+    let relative = |path: &str| {
+        std::path::Path::new(path)
+            .strip_prefix(&root)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let mut needed = std::collections::BTreeSet::from(["Cargo.lock".to_string()]);
+    for package in repo["packages"].as_array().unwrap() {
+        needed.insert(relative(package["manifest_path"].as_str().unwrap()));
+        for target in package["targets"].as_array().unwrap() {
+            if target["kind"][0] == "custom-build" {
+                needed.insert(relative(target["src_path"].as_str().unwrap()));
+            }
+        }
+    }
+    assert!(needed.contains("crates/document/Cargo.toml"), "{needed:?}");
+    assert!(!needed.iter().any(|p| p.starts_with("fuzz/")), "{needed:?}");
+
+    // The COPYs before the sources copy exactly those, each to its place.
+    let sources = stage
+        .iter()
+        .position(|(op, args)| op == "COPY" && copy_args(args).0 == ["."])
+        .expect("COPY . . (the sources)");
+    let layer = &stage[..sources];
+    let context = tempfile::tempdir().unwrap();
+    let work = context.path().join(workdir.trim_start_matches('/'));
+    std::fs::create_dir_all(&work).unwrap();
+    let mut copied = std::collections::BTreeSet::new();
+    for (_, args) in layer.iter().filter(|(op, _)| op == "COPY") {
+        let (from, dest) = copy_args(args);
+        for file in &from {
+            let to = if dest.ends_with('/') {
+                work.join(&dest)
+                    .join(std::path::Path::new(file).file_name().unwrap())
+            } else {
+                work.join(&dest)
+            };
+            let placed = relative_to(&to, &work);
+            assert_eq!(&placed, file, "COPY {args}: {file} lands where it was");
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(root.join(file), &to).unwrap_or_else(|e| panic!("{file}: {e}"));
+            copied.insert(file.clone());
+        }
+    }
+    assert_eq!(
+        copied, needed,
+        "the dependency layer copies the manifests only"
+    );
+
+    // Its RUNs: the stubs, then the build, in a layer of its own.
+    let runs: Vec<&str> = layer
+        .iter()
+        .filter(|(op, _)| op == "RUN")
+        .map(|(_, args)| args.as_str())
+        .collect();
+    assert_eq!(runs.last(), Some(&build), "the dependency build, alone");
+    // The RUNs find the cargo that runs the tests first on PATH.
+    let cargo = std::path::PathBuf::from(std::env::var_os("CARGO").unwrap_or_default());
+    let path = std::env::join_paths(
+        cargo
+            .parent()
+            .into_iter()
+            .map(std::path::Path::to_path_buf)
+            .chain(std::env::split_paths(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            )),
+    )
+    .unwrap();
+    for run in &runs[..runs.len() - 1] {
+        let out = Command::new("sh")
+            .args(["-c", run])
+            .env("PATH", &path)
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "RUN {run}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Every target cargo lists for the stubbed workspace is there (a
+    // missing bench or library stops `cargo build` before it compiles).
+    let stubbed = metadata(&work);
+    let mut targets = 0;
+    for package in stubbed["packages"].as_array().unwrap() {
+        for target in package["targets"].as_array().unwrap() {
+            let path = target["src_path"].as_str().unwrap();
+            assert!(std::path::Path::new(path).exists(), "{path}");
+            targets += 1;
+        }
+    }
+    let names = |m: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        m["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["targets"].as_array().unwrap().iter())
+            .filter(|t| t["kind"][0] != "example" && t["kind"][0] != "test")
+            .map(|t| {
+                let kind = t["kind"][0].as_str().unwrap();
+                format!("{kind} {}", t["name"].as_str().unwrap())
+            })
+            .collect()
+    };
+    // The stubs stand for the real targets (the root's library aside: it
+    // is found from src/lib.rs, which the binary's stub does not need).
+    let mut real = names(&repo);
+    real.remove("lib labelpress");
+    assert_eq!(names(&stubbed), real);
+    assert!(targets >= 3);
+    assert!(work.join("src/main.rs").exists());
+
+    // Then the sources, touched (COPY keeps their times, which may be older
+    // than the stubs' build), and the build again.
+    let after: Vec<&str> = stage[sources..]
+        .iter()
+        .filter(|(op, _)| op == "RUN")
+        .map(|(_, args)| args.as_str())
+        .collect();
+    assert_eq!(after.len(), 1, "{after:?}");
+    let (touch, rest) = after[0].split_once(build).expect("the build again");
+    assert!(
+        touch.contains("find src crates -name '*.rs' -exec touch"),
+        "{touch}"
+    );
+    assert!(rest.contains("cp target/release/labelpress /usr/local/bin/labelpress"));
+    // The build context leaves out the target folder.
+    assert!(read(".dockerignore").lines().any(|l| l == "target"));
+}
+
+/// `path` below `base`, as a `/`-separated string.
+fn relative_to(path: &std::path::Path, base: &std::path::Path) -> String {
+    let mut parts = Vec::new();
+    for c in path.strip_prefix(base).unwrap().components() {
+        match c {
+            std::path::Component::CurDir => {}
+            c => parts.push(c.as_os_str().to_str().unwrap().to_string()),
+        }
+    }
+    parts.join("/")
 }
