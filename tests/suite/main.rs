@@ -9,6 +9,7 @@ mod batches;
 mod cli;
 mod contract;
 mod dashboard;
+mod deploy_manifests;
 mod docs;
 mod document;
 mod edge;
