@@ -6,6 +6,7 @@
 //! [`remote::RemoteVerifier`].
 
 pub mod cache;
+pub mod leases;
 pub mod limits;
 pub mod outbox;
 pub mod remote;
@@ -25,6 +26,7 @@ use axum::http::HeaderMap;
 use subtle::ConstantTimeEq;
 
 use self::cache::{Blacklisted, Entry, Reserve, TokenCache};
+use self::leases::{Leases, Take};
 use self::limits::RateLimits;
 use self::outbox::Outbox;
 use crate::api_error::ApiError;
@@ -47,11 +49,13 @@ const VERIFY_STRIPES: usize = 64;
 enum Grant {
     /// `--system-token`: not verified, not charged.
     System,
-    /// A verified token; one unit is reserved in the cache.
+    /// A verified token; one unit is reserved in the cache, or held from
+    /// the lease with this serial ([`leases`]).
     Token {
         hash: TokenHash,
         token: String,
         owner: Owner,
+        lease: Option<u64>,
     },
 }
 
@@ -77,6 +81,9 @@ pub struct Auth {
     verifier: Arc<dyn Verifier>,
     cache: TokenCache,
     outbox: Outbox,
+    /// With a remote verifier and `lease_s` > 0, units come from leases
+    /// and neither the cached balance nor the outbox is used.
+    leases: Option<Leases>,
     limits: RateLimits,
     system_token: Option<String>,
     ttl_ms: i64,
@@ -146,6 +153,8 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
 impl Auth {
     /// Opens (or creates, mode 0700) the cache and outbox under `dir`. The
     /// outbox's syncs wait for more renders while `render_backlog` has some.
+    /// With `leasing` (a remote verifier) and `lease_s` > 0, units come
+    /// from quota leases instead ([`leases`]).
     pub fn open(
         dir: &Path,
         verifier: Arc<dyn Verifier>,
@@ -153,6 +162,7 @@ impl Auth {
         limits: &Limits,
         render_backlog: Arc<Backlog>,
         metrics: Arc<Metrics>,
+        leasing: bool,
     ) -> Result<Arc<Auth>, String> {
         crate::data_dir::create_private_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let db = sled::Config::new()
@@ -172,6 +182,12 @@ impl Auth {
                 },
             )
             .map_err(open)?,
+            leases: (leasing && limits.lease_s > 0).then(|| {
+                Leases::new(
+                    std::time::Duration::from_secs(limits.lease_s),
+                    limits.lease_max_units,
+                )
+            }),
             limits: RateLimits::new(
                 RateLimit {
                     per_second: limits.rate_limit_per_second,
@@ -219,20 +235,24 @@ impl Auth {
     }
 
     /// One more unit for the request already admitted on `grant` (a
-    /// batch's further documents): from the cache, or the verifier as on
-    /// admission; a token without it is 403. The rate limit and a
-    /// blacklisting were checked at admission and are not again: it is the
-    /// same request.
-    async fn reserve_again(&self, grant: &Grant) -> Result<(), ApiError> {
+    /// batch's further documents), as its own grant: from the cache, a
+    /// lease, or the verifier as on admission; a token without it is 403.
+    /// The rate limit and a blacklisting were checked at admission and are
+    /// not again: it is the same request.
+    async fn reserve_again(&self, grant: &Grant) -> Result<Grant, ApiError> {
         let Grant::Token { hash, token, .. } = grant else {
-            return Ok(());
+            return Ok(Grant::System);
         };
+        if self.leases.is_some() {
+            return self.leased(*hash, token).await.map(|(grant, _)| grant);
+        }
         if self.reserve(hash, now_ms())?.is_some() {
             self.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(());
+            return Ok(grant.clone());
         }
         self.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
-        self.admit_by_verifier(hash, token).await.map(|_| ())
+        self.admit_by_verifier(hash, token).await?;
+        Ok(grant.clone())
     }
 
     async fn authenticate(&self, headers: &HeaderMap, client: IpAddr) -> Result<Grant, ApiError> {
@@ -258,7 +278,7 @@ impl Auth {
         let (grant, rate_limit) = self.verified(headers).await?;
         if let Grant::Token { hash, .. } = &grant {
             if let Err(retry_after_s) = self.limits.token(hash, rate_limit) {
-                self.release(hash, true);
+                self.refund(&grant);
                 return Err(ApiError::RateLimited { retry_after_s });
             }
         }
@@ -275,6 +295,9 @@ impl Auth {
             }
         }
         let hash = TokenHash::of(token);
+        if self.leases.is_some() {
+            return self.leased(hash, token).await;
+        }
         let now = now_ms();
         let cached = match self.cache.blacklisted(&hash, now).map_err(storage)? {
             Blacklisted::Yes => return Err(blacklisted()),
@@ -295,8 +318,83 @@ impl Auth {
             hash,
             token: token.to_string(),
             owner: entry.owner,
+            lease: None,
         };
         Ok((grant, entry.rate_limit))
+    }
+
+    /// [`Auth::verified`] on leases: a unit of the token's current lease,
+    /// or of a new one from the verifier (one call at a time per token).
+    /// A blacklisted token is refused without a call until its recheck.
+    async fn leased(
+        &self,
+        hash: TokenHash,
+        token: &str,
+    ) -> Result<(Grant, Option<RateLimit>), ApiError> {
+        let leases = self.leases.as_ref().expect("called with leases");
+        let grant = |held: leases::Held| {
+            let rate_limit = held.rate_limit;
+            let grant = Grant::Token {
+                hash,
+                token: token.to_string(),
+                owner: held.owner,
+                lease: Some(held.lease),
+            };
+            (grant, rate_limit)
+        };
+        let wait = |wait: std::time::Duration| ApiError::RateLimited {
+            retry_after_s: wait.as_secs_f64().ceil().max(1.0) as u64,
+        };
+        if let Blacklisted::Yes = self.cache.blacklisted(&hash, now_ms()).map_err(storage)? {
+            return Err(blacklisted());
+        }
+        match leases.take(&hash, Instant::now()) {
+            Take::Held(held) => {
+                self.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(grant(held));
+            }
+            Take::Wait(w) => return Err(wait(w)),
+            Take::Ask => {}
+        }
+        self.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
+        let _turn = self.verifying[hash.0[0] as usize % VERIFY_STRIPES]
+            .lock()
+            .await;
+        // Another request for this token may have taken a lease meanwhile.
+        match leases.take(&hash, Instant::now()) {
+            Take::Held(held) => return Ok(grant(held)),
+            Take::Wait(w) => return Err(wait(w)),
+            Take::Ask => {}
+        }
+        let ask = leases.ask(&hash, Instant::now());
+        match self
+            .verify(VerifyCall::lease(token, ask.want, &ask.key))
+            .await
+        {
+            Ok(Verdict::Granted(granted)) => {
+                self.cache.unblacklist(&hash).map_err(storage)?;
+                leases
+                    .granted(&hash, token, &ask, &granted, Instant::now())
+                    .map(grant)
+                    .map_err(wait)
+            }
+            Ok(Verdict::Rejected(rejection)) => {
+                leases.refused(&hash);
+                if rejection.status() == 403 {
+                    self.blacklist(&hash, rejection).map_err(storage)?;
+                }
+                Err(ApiError::Forbidden(format!(
+                    "{}: the verifier rejected the token",
+                    rejection.error()
+                )))
+            }
+            Err(_) => {
+                leases.unanswered(&hash, token, &ask);
+                Err(ApiError::VerifierUnavailable {
+                    retry_after_s: self.retry_after_s,
+                })
+            }
+        }
     }
 
     /// One unit from a fresh cache entry, counted in flight; `None` when the
@@ -417,6 +515,17 @@ impl Auth {
     fn charge_then(&self, grant: &Grant, then: impl FnOnce(Result<(), ApiError>) + Send + 'static) {
         match grant {
             Grant::System => then(Ok(())),
+            // Paid for when the lease was taken: nothing to write.
+            Grant::Token {
+                hash,
+                lease: Some(serial),
+                ..
+            } => {
+                if let Some(leases) = &self.leases {
+                    leases.settle(hash, *serial, true);
+                }
+                then(Ok(()))
+            }
             Grant::Token { hash, token, .. } => {
                 let in_flight = self.in_flight.clone();
                 let charged = *hash;
@@ -433,9 +542,63 @@ impl Auth {
     /// Gives back the unit reserved by [`Auth::admit`] when no document
     /// was sent (including when its charge could not be recorded).
     fn refund(&self, grant: &Grant) {
-        if let Grant::Token { hash, .. } = grant {
-            self.release(hash, true);
+        match (grant, &self.leases) {
+            (
+                Grant::Token {
+                    hash,
+                    lease: Some(serial),
+                    ..
+                },
+                Some(leases),
+            ) => leases.settle(hash, *serial, false),
+            (Grant::Token { hash, .. }, _) => self.release(hash, true),
+            (Grant::System, _) => {}
         }
+    }
+
+    /// Whether units come from leases ([`leases`]).
+    pub fn leasing(&self) -> bool {
+        self.leases.is_some()
+    }
+
+    /// Gives back the leases that ended (with `all`, every lease: the node
+    /// is stopping) once no request holds their units; a return the
+    /// verifier cannot take now is tried again on the next call.
+    pub async fn return_leases(&self, all: bool) -> Result<(), Unavailable> {
+        let Some(leases) = &self.leases else {
+            return Ok(());
+        };
+        let mut unavailable = None;
+        for due in leases.due(Instant::now(), all) {
+            if due.unused == 0 {
+                leases.returned(&due.hash, due.serial);
+                continue;
+            }
+            let call = VerifyCall::give_back(&due.token, due.unused, &due.key);
+            match self.verify(call).await {
+                Ok(Verdict::Granted(granted)) => {
+                    if granted.returned.is_none() {
+                        tracing::error!(token = %due.hash.log_prefix(), "the verifier does not know returns: unused lease units stay charged");
+                    }
+                    tracing::debug!(token = %due.hash.log_prefix(), unused = due.unused, "lease given back");
+                    leases.returned(&due.hash, due.serial);
+                }
+                Ok(Verdict::Rejected(rejection)) => {
+                    tracing::warn!(token = %due.hash.log_prefix(), unused = due.unused, error = rejection.error(), "lease return refused; its unused units stay charged");
+                    leases.returned(&due.hash, due.serial);
+                }
+                Err(e) => {
+                    leases.retry(&due.hash, due.serial);
+                    unavailable = Some(e);
+                }
+            }
+        }
+        unavailable.map_or(Ok(()), Err)
+    }
+
+    /// Units leased to this node and not given back.
+    pub fn leased_units(&self) -> u64 {
+        self.leases.as_ref().map_or(0, Leases::units_held)
     }
 
     pub fn outbox_depth(&self) -> u64 {

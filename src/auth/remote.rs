@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::request_context::{self, RequestContext};
-use crate::verify::protocol::{RejectionBody, VerifyFuture};
+use crate::verify::protocol::{Purpose, RejectionBody, VerifyFuture};
 use crate::verify::{Granted, Rejection, Unavailable, Verdict, Verifier, VerifyCall};
 
 /// Why a remote verifier cannot be set up: refused at start.
@@ -161,6 +161,11 @@ impl RemoteVerifier {
         }
         if call.uncharged {
             request = request.query(&[("uncharged", "true")]);
+        }
+        match call.purpose {
+            Purpose::Charge => {}
+            Purpose::Lease => request = request.query(&[("lease", "true")]),
+            Purpose::GiveBack => request = request.query(&[("return", "true")]),
         }
         if let Some(key) = &call.idempotency_key {
             request = request.header("Idempotency-Key", key);

@@ -41,6 +41,11 @@ impl Auth {
     /// Sends every token's outstanding batch once, then every uncharged
     /// record.
     pub async fn report_once(&self) -> Result<(), ReportError> {
+        // Leases that ended go back first: their units are the balance
+        // other nodes are waiting for.
+        self.return_leases(false)
+            .await
+            .map_err(|_| ReportError::VerifierUnavailable)?;
         for hash in self.outbox.tokens() {
             let batch = match self.outbox.next_batch(&hash).await {
                 Ok(Some(batch)) => batch,
@@ -203,7 +208,14 @@ pub async fn run(auth: Arc<Auth>, mut stop: watch::Receiver<bool>) {
 /// The last attempt at shutdown, bounded so a dead verifier cannot hold the
 /// process; what is not delivered stays in the outbox for the next start.
 pub async fn final_report(auth: &Auth, limit: Duration) {
-    match tokio::time::timeout(limit, auth.report_once()).await {
+    let last = async {
+        // Every lease goes back: the requests that held units are done.
+        auth.return_leases(true)
+            .await
+            .map_err(|_| ReportError::VerifierUnavailable)?;
+        auth.report_once().await
+    };
+    match tokio::time::timeout(limit, last).await {
         Ok(Ok(())) => tracing::info!("usage outbox drained"),
         Ok(Err(e)) => tracing::warn!(
             ?e,

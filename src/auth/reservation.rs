@@ -67,8 +67,8 @@ impl Reservation {
     /// this one.
     pub async fn another(&self) -> Result<Reservation, ApiError> {
         let held = &self.0;
-        held.auth.reserve_again(&held.grant).await?;
-        Ok(Reservation::new(held.auth.clone(), held.grant.clone()))
+        let grant = held.auth.reserve_again(&held.grant).await?;
+        Ok(Reservation::new(held.auth.clone(), grant))
     }
 
     pub fn charger(&self) -> Charger {
@@ -194,6 +194,7 @@ mod tests {
             &Limits::default(),
             Arc::new(Backlog::default()),
             Arc::new(Metrics::default()),
+            false,
         )
         .unwrap()
     }

@@ -233,6 +233,7 @@ impl Node {
                 limits,
                 pool.backlog(),
                 metrics.clone(),
+                mode == VerifierMode::Remote,
             )?;
             let templates = match &database_url {
                 Some(url) => Templates::Postgres(

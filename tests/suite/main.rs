@@ -13,6 +13,7 @@ mod deploy_manifests;
 mod docs;
 mod document;
 mod edge;
+mod fleet;
 mod gallery;
 mod generated_client;
 mod geometry;

@@ -10,6 +10,23 @@ use serde_json::{json, Value};
 use crate::server::{self, label, render};
 
 /// A document that takes a second or more to render.
+/// A render node on `url` that reports usage after rendering (the
+/// outbox, `lease_s = 0`) instead of taking leases: what these tests are
+/// about. Its config file sits in its data folder.
+fn outbox_node(dir: &std::path::Path, url: &str) -> [String; 6] {
+    let config = dir.join("outbox.toml");
+    std::fs::write(&config, "[limits]\nlease_s = 0\n").unwrap();
+    [
+        "--services",
+        "render,barcode",
+        "--verify-url",
+        url,
+        "--config",
+        config.to_str().unwrap(),
+    ]
+    .map(String::from)
+}
+
 fn heavy() -> Value {
     let pages: Vec<Value> = (0..600)
         .map(|i| {
@@ -100,7 +117,9 @@ async fn during_a_verifier_outage_cached_tokens_render_and_their_usage_arrives_l
     let url = verifier.base.clone();
     let render_node = server::start(
         rdir.path(),
-        &["--services", "render,barcode", "--verify-url", &url],
+        &outbox_node(rdir.path(), &url)
+            .each_ref()
+            .map(String::as_str),
     );
     let r = &render_node.base;
     let (id, cached) = server::new_token(&url, 10, None).await;
@@ -403,7 +422,9 @@ async fn usage_reported_after(
     let url = verifier.base.clone();
     let mut node = server::start(
         rdir.path(),
-        &["--services", "render,barcode", "--verify-url", &url],
+        &outbox_node(rdir.path(), &url)
+            .each_ref()
+            .map(String::as_str),
     );
     let (id, token) = server::new_token(&url, balance, None).await;
     assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);
@@ -569,7 +590,9 @@ async fn uncharged_renders_of_a_token_the_verifier_does_not_know_stay_on_the_nod
     let url = verifier.base.clone();
     let node = server::start(
         rdir.path(),
-        &["--services", "render,barcode", "--verify-url", &url],
+        &outbox_node(rdir.path(), &url)
+            .each_ref()
+            .map(String::as_str),
     );
     let (id, token) = server::new_token(&url, 10, None).await;
     assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);

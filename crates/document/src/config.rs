@@ -259,6 +259,14 @@ pub struct Limits {
     /// so that a top-up works within seconds; meanwhile it gets 403 at once
     /// (seconds).
     pub blacklist_recheck_s: u64,
+    /// How long a quota lease of a render node with `--verify-url` lasts
+    /// (docs/leases.md): the node spends it without asking the verifier,
+    /// so this is also the longest a revocation, ban or expiry takes to
+    /// reach it (seconds). 0: no leases; the node reports usage after
+    /// rendering (the outbox), exact on one node only.
+    pub lease_s: u64,
+    /// The most units one lease asks for.
+    pub lease_max_units: u64,
     /// Per-token rate limit when the verifier's answer carries none.
     pub rate_limit_per_second: u32,
     pub rate_limit_burst: u32,
@@ -388,6 +396,8 @@ impl Default for Limits {
             render_worker_memory_mb: DEFAULT_WORKER_MEMORY_MB,
             auth_cache_ttl_s: 300,
             blacklist_recheck_s: 5,
+            lease_s: 5,
+            lease_max_units: 1_000,
             rate_limit_per_second: 50,
             rate_limit_burst: 100,
             failed_auth_per_second: 2,

@@ -123,6 +123,8 @@ pub const RANGES: &[KeyRange] = &[
     or_off(L, "render_worker_memory_mb", 1024.0, 1_048_576.0),
     key(L, "auth_cache_ttl_s", 1.0, 86_400.0),
     key(L, "blacklist_recheck_s", 1.0, 86_400.0),
+    or_off(L, "lease_s", 1.0, 3600.0),
+    key(L, "lease_max_units", 1.0, 1e9),
     key(L, "rate_limit_per_second", 1.0, 1e6),
     key(L, "rate_limit_burst", 1.0, 1e6),
     key(L, "failed_auth_per_second", 1.0, 1e6),
