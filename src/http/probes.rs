@@ -44,6 +44,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 pub async fn metrics(State(state): State<AppState>) -> Response {
     let gauges = Gauges {
         outbox_depth: state.render.as_ref().map_or(0, |r| r.auth.outbox_depth()),
+        leased_units: state.render.as_ref().map_or(0, |r| r.auth.leased_units()),
         renders_running: state.pool.running() as u64,
         renders_waiting: state.pool.waiting() as u64,
         workers_replaced: state

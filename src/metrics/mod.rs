@@ -91,6 +91,8 @@ pub struct Gauges {
     pub uncharged_unreported: u64,
     /// Uncharged renders the verifier could not record (unknown token).
     pub uncharged_unrecorded: u64,
+    /// Units of quota leases this node holds unspent (docs/leases.md).
+    pub leased_units: u64,
     /// The server process's own figures (`None` off Linux).
     pub process: Option<process::ProcessStats>,
     /// `None` without the verification service (or when its ledger could
@@ -185,6 +187,11 @@ impl Metrics {
                 "labelpress_outbox_depth",
                 "Charged renders not yet confirmed by the verifier.",
                 gauges.outbox_depth,
+            ),
+            (
+                "labelpress_leased_units",
+                "Quota lease units this node holds, paid for and not yet spent or given back.",
+                gauges.leased_units,
             ),
             (
                 "labelpress_renders_running",
