@@ -221,8 +221,9 @@ pub struct ServeArgs {
     #[arg(long, env = "LABELPRESS_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
     /// The verifier's ledger on PostgreSQL instead of the embedded store
-    /// (`postgres://USER:PASSWORD@HOST:PORT/DB`): several verifier nodes may
-    /// share it. Needs --admin-token.
+    /// (`postgres://USER:PASSWORD@HOST:PORT/DB`; TLS by libpq's `sslmode`
+    /// and `sslrootcert`, e.g. `?sslmode=verify-full&sslrootcert=CA.pem`):
+    /// several verifier nodes may share it. Needs --admin-token.
     #[arg(long, env = "LABELPRESS_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Token for trusted internal calls: renders without verification or charge.

@@ -16,7 +16,7 @@
 //! - shared below them: [`credential`] (token digest, bearer header, clock,
 //!   rate limits), [`api_error`], [`request_context`], [`metrics`],
 //!   [`data_dir`], [`exit`], and the storage helpers [`group_commit`],
-//!   [`synced_sled`] and [`postgres_pool`].
+//!   [`synced_sled`], [`postgres_pool`] and its [`postgres_tls`].
 pub mod api_error;
 pub mod auth;
 pub mod build_info;
@@ -29,6 +29,7 @@ pub mod http;
 pub mod logging;
 pub mod metrics;
 pub mod postgres_pool;
+pub mod postgres_tls;
 pub mod request_context;
 pub mod synced_sled;
 pub mod templates;

@@ -31,13 +31,13 @@ impl PgTemplates {
     /// Connects to `url` and brings the schema up to date.
     pub async fn connect(url: &str, timeout: Duration) -> Result<PgTemplates, String> {
         let pool = crate::postgres_pool::pool(url, CONNECTIONS, timeout)?;
-        let mut client = pool
-            .get()
-            .await
-            .map_err(|e| format!("--database-url: {e}"))?;
+        let failed = |e: &(dyn std::error::Error + 'static)| {
+            format!("--database-url: {}", crate::postgres_pool::describe(e))
+        };
+        let mut client = pool.get().await.map_err(|e| failed(&e))?;
         crate::verify::migrations::run(&mut client)
             .await
-            .map_err(|e| format!("--database-url: {e}"))?;
+            .map_err(|e| failed(&e))?;
         drop(client);
         Ok(PgTemplates { pool, timeout })
     }

@@ -30,6 +30,7 @@ mod operations;
 mod package;
 mod png;
 mod postgres;
+mod postgres_tls;
 mod quickstart;
 mod quota;
 mod runtime_config;

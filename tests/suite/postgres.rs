@@ -11,6 +11,9 @@
 //! test binary ([`shared`], a new database each from [`Cluster::fresh`]):
 //! one `initdb` instead of one per test. Included by the suite and, with
 //! `#[path]`, by the `verify_*` test crates, so it names nothing of either.
+//!
+//! [`Cluster::start_tls`] starts one that takes TLS connections only, with
+//! a password, for the `sslmode` tests (`postgres_tls.rs`).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -25,6 +28,9 @@ pub struct Cluster {
     bin: PathBuf,
     pub port: u16,
     as_postgres: bool,
+    /// The `postgres` user's password on a TLS-only cluster, which `psql`
+    /// then gives (over TLS).
+    password: Option<String>,
 }
 
 fn bin_dir() -> PathBuf {
@@ -82,6 +88,7 @@ impl Cluster {
             bin,
             port: free_port(),
             as_postgres,
+            password: None,
         };
         let initdb = cluster
             .command("initdb")
@@ -91,6 +98,53 @@ impl Cluster {
             .output()
             .expect("initdb: is PostgreSQL installed? (.ci/run installs it)");
         succeeded("initdb", initdb);
+        cluster.resume();
+        cluster
+    }
+
+    /// As [`Cluster::start`], but speaking TLS only: `ssl = on` with the PEM
+    /// certificate chain `cert` and its key `key`, and `hostssl` lines only
+    /// in `pg_hba.conf`, so a plain TCP connection is refused. The
+    /// `postgres` user logs in with `password` (SCRAM) over TCP.
+    pub fn start_tls(cert: &str, key: &str, password: &str) -> Cluster {
+        let mut cluster = Cluster::start();
+        cluster.sql(
+            "postgres",
+            &format!("ALTER USER postgres PASSWORD '{password}'"),
+        );
+        cluster.stop("fast");
+        let write = |name: &str, text: &str| {
+            let path = cluster.data.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        write("server.crt", cert);
+        let key = write("server.key", key);
+        // PostgreSQL refuses a key others may read, or owned by another user.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if cluster.as_postgres {
+            let owner = std::fs::metadata(&cluster.data).unwrap();
+            use std::os::unix::fs::MetadataExt;
+            std::os::unix::fs::chown(&key, Some(owner.uid()), Some(owner.gid())).unwrap();
+        }
+        write(
+            "pg_hba.conf",
+            "local all all trust\n\
+             hostssl all all 127.0.0.1/32 scram-sha-256\n\
+             hostssl all all ::1/128 scram-sha-256\n",
+        );
+        let mut conf = std::fs::OpenOptions::new()
+            .append(true)
+            .open(cluster.data.join("postgresql.conf"))
+            .unwrap();
+        use std::io::Write;
+        writeln!(
+            conf,
+            "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'"
+        )
+        .unwrap();
+        cluster.password = Some(password.to_string());
         cluster.resume();
         cluster
     }
@@ -144,7 +198,11 @@ impl Cluster {
 
     /// Runs `sql` in database `db` and returns psql's unaligned output.
     pub fn sql(&self, db: &str, sql: &str) -> String {
-        let out = Command::new(self.bin.join("psql"))
+        let mut psql = Command::new(self.bin.join("psql"));
+        if let Some(password) = &self.password {
+            psql.env("PGPASSWORD", password).env("PGSSLMODE", "require");
+        }
+        let out = psql
             .args(["-h", "127.0.0.1", "-U", "postgres", "-X", "-A", "-t", "-v"])
             .arg("ON_ERROR_STOP=1")
             .arg("-p")
