@@ -952,7 +952,7 @@ fn verify(schemas: &mut Schemas) -> Value {
     responses.insert(
         "200".to_string(),
         json!({
-            "description": "Granted: `count` units were deducted (none with `dry_run`); with `uncharged`, recorded as uncharged renders (`uncharged`: the token's new total).",
+            "description": "Granted: `count` units were deducted (none with `dry_run`); with `uncharged`, recorded as uncharged renders (`uncharged`: the token's new total); with `lease`, `leased` units deducted; with `return`, `returned` units given back.",
             "headers": {"X-Request-Id": header_ref("X-Request-Id"), "Cache-Control": {"description": "`no-store`.", "schema": {"type": "string"}}},
             "content": json_body(schemas.of::<Granted>()),
         }),
@@ -1008,6 +1008,8 @@ fn verify(schemas: &mut Schemas) -> Value {
         "parameters": [
             {"name": "dry_run", "in": "query", "required": false, "description": "`true`: check only, deduct nothing (`1` and `0` are taken too).", "schema": {"type": "boolean", "default": false}},
             {"name": "uncharged", "in": "query", "required": false, "description": "`true`: record `count` renders a render node delivered but the verifier refused to charge at report time (revoked, banned, expired, over the balance) on the token, whatever its status; deducts nothing, and the answer carries the token's `uncharged` total. Only an unknown token is refused. Not with `dry_run` (400). `1` and `0` are taken too.", "schema": {"type": "boolean", "default": false}},
+            {"name": "lease", "in": "query", "required": false, "description": "Extension (docs/leases.md): `true` deducts up to `count` units as one quota lease for a render node: at most a quarter of the balance (at least one) and what the token's rate limit allows now. The answer carries `leased` (0 with `retry_after_ms` when the rate limit allows none: nothing deducted) and `account`. Needs an `Idempotency-Key`; not with `dry_run`, `uncharged` or `return` (400).", "schema": {"type": "boolean", "default": false}},
+            {"name": "return", "in": "query", "required": false, "description": "Extension (docs/leases.md): `true` gives `count` unused units of the lease taken under the same `Idempotency-Key` back to the balance, once, at most what it leased (400 otherwise); the answer carries `returned`. Not with `dry_run`, `uncharged` or `lease` (400).", "schema": {"type": "boolean", "default": false}},
             {"name": "Idempotency-Key", "in": "header", "required": false, "description": "1 to 255 visible ASCII characters: the same key within 24 h answers the first answer again, deducted once. The same key with another `count` is a 400 (a rule of the ledger's state, not of this request alone).", "schema": {
                 "type": "string",
                 "minLength": 1,

@@ -66,6 +66,93 @@ on_both_ledgers! {
     uncharged_true_records_renders_on_any_existing_token_once_per_key,
     #[tokio::test]
     a_key_answered_before_a_ban_is_judged_before_the_ban,
+    #[tokio::test]
+    a_lease_and_its_return_over_http_and_their_hostile_forms,
+}
+
+/// `?lease=true` and `?return=true` (docs/leases.md) over HTTP, and what
+/// a client may try with them: no key, both flags, with dry_run or
+/// uncharged, a return of another token's lease, of more than was
+/// leased, of a plain deduction's key, twice.
+async fn a_lease_and_its_return_over_http_and_their_hostile_forms(h: Harness) {
+    let t = h.token("acme", 100).await;
+    let other = h.token("acme", 100).await;
+    let call = |token: &str, query: &str, count: u64, key: Option<&str>| {
+        let body = json!({ "count": count }).to_string();
+        let (token, query, key) = (
+            token.to_string(),
+            query.to_string(),
+            key.map(str::to_string),
+        );
+        let h = &h;
+        async move {
+            h.verify_with(Some(&token), &query, &body, key.as_deref())
+                .await
+        }
+    };
+    let leased = call(&t.token, "?lease=true", 40, Some("k-1")).await;
+    assert_eq!(leased.status, 200, "{:?}", leased.body);
+    assert_eq!(
+        (
+            leased.body["leased"].as_u64(),
+            leased.body["balance"].as_u64(),
+            leased.body["account"].as_str()
+        ),
+        (Some(25), Some(75), Some("acme"))
+    );
+    for (query, key) in [
+        ("?lease=true", None),
+        ("?lease=true&return=true", Some("k-2")),
+        ("?lease=true&dry_run=true", Some("k-2")),
+        ("?return=true&uncharged=true", Some("k-1")),
+        ("?lease=maybe", Some("k-2")),
+        ("?lease=true&lease=true", Some("k-2")),
+    ] {
+        assert_rejected(&call(&t.token, query, 1, key).await, 400, "Bad Request");
+    }
+    // Another token's lease key, more than was leased, a plain key: 400.
+    assert_rejected(
+        &call(&other.token, "?return=true", 1, Some("k-1")).await,
+        400,
+        "Bad Request",
+    );
+    assert_rejected(
+        &call(&t.token, "?return=true", 26, Some("k-1")).await,
+        400,
+        "Bad Request",
+    );
+    let plain = call(&t.token, "", 1, Some("k-plain")).await;
+    assert_eq!(plain.status, 200);
+    assert_rejected(
+        &call(&t.token, "?return=true", 1, Some("k-plain")).await,
+        400,
+        "Bad Request",
+    );
+    let back = call(&t.token, "?return=true", 20, Some("k-1")).await;
+    assert_eq!(back.status, 200, "{:?}", back.body);
+    assert_eq!(
+        (
+            back.body["returned"].as_u64(),
+            back.body["balance"].as_u64()
+        ),
+        (Some(20), Some(94))
+    );
+    let again = call(&t.token, "?return=true", 20, Some("k-1")).await;
+    assert_eq!((again.status, &again.body), (200, &back.body));
+    let shown = h.admin("GET", &format!("/tokens/{}", t.id), None).await;
+    assert_eq!(shown.body["balance"].as_u64(), Some(94));
+    // An unknown token gets no lease (Invalid Token, as any verification).
+    assert_rejected(
+        &call(
+            "lp_0123456789abcdefghijABCDEFGHIJ01",
+            "?lease=true",
+            1,
+            Some("k-9"),
+        )
+        .await,
+        403,
+        "Invalid Token",
+    );
 }
 
 async fn missing_or_non_bearer_authorization_is_401_missing_token(h: Harness) {
