@@ -137,10 +137,12 @@ pub(super) fn db(e: tokio_postgres::Error) -> StoreError {
                 || *code == SqlState::LOCK_NOT_AVAILABLE
         }
     };
+    // With its causes: a failed TLS handshake says why only in its source.
+    let why = crate::postgres_pool::describe(&e);
     if retryable {
-        StoreError::Unavailable(e.to_string())
+        StoreError::Unavailable(why)
     } else {
-        StoreError::Database(e.to_string())
+        StoreError::Database(why)
     }
 }
 

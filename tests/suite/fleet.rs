@@ -178,7 +178,10 @@ async fn a_large_balance_costs_a_few_verifier_calls_per_thousand_renders() {
     assert!(after - middle <= 10, "{} calls", after - middle);
     assert_eq!(fleet.settled_balance(&id).await, 1_000_000 - 2000);
     for (node, _) in &fleet.nodes {
-        assert_eq!(server::metric(&node.base, "labelpress_leased_units").await, 0.0);
+        assert_eq!(
+            server::metric(&node.base, "labelpress_leased_units").await,
+            0.0
+        );
     }
 }
 
