@@ -1,8 +1,8 @@
 //! Quota leases: how a render node of a fleet spends a token's balance
 //! (docs/leases.md). The node takes a block of units from the verifier as
-//! one real, idempotent deduction (`POST /v1/verify?lease=true`), spends it
+//! one real, idempotent deduction (`POST /v1/leases`), spends it
 //! on its own, and gives back what it did not use once the token is idle
-//! (`?return=true`). Every PDF is paid for before it is rendered, so no
+//! (`POST /v1/leases/return`). Every PDF is paid for before it is rendered, so no
 //! number of nodes delivers more than the balance, and the node keeps
 //! nothing on disk: the book here is memory only.
 //!

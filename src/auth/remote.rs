@@ -151,9 +151,21 @@ impl RemoteVerifier {
         call: &VerifyCall,
         context: Option<&RequestContext>,
     ) -> Result<Verdict, String> {
+        // Leases have routes of their own beside `/v1/verify`.
+        let url = match call.purpose {
+            Purpose::Charge => endpoint.url.clone(),
+            Purpose::Lease => endpoint
+                .url
+                .join("leases")
+                .unwrap_or_else(|_| endpoint.url.clone()),
+            Purpose::GiveBack => endpoint
+                .url
+                .join("leases/return")
+                .unwrap_or_else(|_| endpoint.url.clone()),
+        };
         let mut request = self
             .client
-            .post(endpoint.url.clone())
+            .post(url)
             .bearer_auth(&call.token)
             .json(&serde_json::json!({ "count": call.count }));
         if call.dry_run {
@@ -161,11 +173,6 @@ impl RemoteVerifier {
         }
         if call.uncharged {
             request = request.query(&[("uncharged", "true")]);
-        }
-        match call.purpose {
-            Purpose::Charge => {}
-            Purpose::Lease => request = request.query(&[("lease", "true")]),
-            Purpose::GiveBack => request = request.query(&[("return", "true")]),
         }
         if let Some(key) = &call.idempotency_key {
             request = request.header("Idempotency-Key", key);
@@ -184,14 +191,15 @@ impl RemoteVerifier {
                 .await
                 .map(Verdict::Granted)
                 .map_err(|e| format!("unreadable 200 body: {}", describe(&e))),
-            400 | 401 | 403 => {
+            400 | 401 | 403 | 409 => {
                 let error = response
                     .json::<RejectionBody>()
                     .await
                     .ok()
                     .and_then(|b| Rejection::from_error(&b.error));
                 Ok(Verdict::Rejected(error.unwrap_or(match status {
-                    400 => Rejection::BadRequest,
+                    // 409: a return the ledger cannot match to its lease.
+                    400 | 409 => Rejection::BadRequest,
                     401 => Rejection::MissingToken,
                     _ => Rejection::InvalidToken,
                 })))

@@ -55,6 +55,8 @@ pub fn document() -> Value {
         "/barcode/{symbology}/": {"get": barcode_without_content("/barcode/{symbology}/")},
         "/barcode/{symbology}": {"get": barcode_without_content("/barcode/{symbology}")},
         "/v1/verify": {"post": verify(&mut schemas)},
+        "/v1/leases": {"post": lease(&mut schemas, false)},
+        "/v1/leases/return": {"post": lease(&mut schemas, true)},
         "/admin": {"get": dashboard()},
         "/admin/api/tokens": {
             "get": admin_list_tokens(&mut schemas),
@@ -943,6 +945,56 @@ fn barcode_without_content(path: &str) -> Value {
 
 // ---------------------------------------------------------------- verify
 
+/// `POST /v1/leases` (`give_back`: `/v1/leases/return`), the quota lease
+/// extension (docs/leases.md): `/v1/verify`'s answers and body, no query
+/// parameter, the key required; a return the ledger cannot match to its
+/// lease is 409.
+fn lease(schemas: &mut Schemas, give_back: bool) -> Value {
+    let mut op = verify(schemas);
+    let key = op["parameters"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "Idempotency-Key"))
+        .cloned()
+        .unwrap_or_default();
+    op["parameters"] = json!([Value::Object(
+        key.as_object()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .chain([
+                ("required".to_string(), json!(true)),
+                (
+                    "description".to_string(),
+                    json!(if give_back {
+                        "The key the lease was taken under."
+                    } else {
+                        "The lease's key (1 to 255 visible ASCII characters): the same key within 24 h answers the first lease again, deducted once; its return names it."
+                    }),
+                ),
+            ])
+            .collect()
+    )]);
+    if give_back {
+        op["operationId"] = json!("returnLease");
+        op["summary"] = json!("Give a quota lease's unused units back");
+        op["description"] = json!("Gives `count` unused units of the lease taken under the same `Idempotency-Key` back to the token's balance, once (a retry answers the first answer), on any token that exists, revoked or not (the units were paid for).");
+        op["responses"]["200"]["description"] =
+            json!("Given back: `returned` units (the answer carries the balance after).");
+        op["responses"]["409"] = response(
+            "No lease of this token under this key within 24 h, or a count above the units it leased or unlike its first return's; nothing given back.",
+            Some(verifier_error(schemas, &["Conflict"])),
+            &[],
+        );
+    } else {
+        op["operationId"] = json!("takeLease");
+        op["summary"] = json!("Take a quota lease");
+        op["description"] = json!("Deducts up to `count` units as one block a render node spends on its own: at most a quarter of the balance (at least one) and what the token's rate limit allows now. The answer carries `leased` (0 with `retry_after_ms` when the rate limit allows none now: nothing deducted) and the token's `account`.");
+        op["responses"]["200"]["description"] =
+            json!("Leased: `leased` units deducted (0 with `retry_after_ms`: none now).");
+    }
+    op
+}
+
 fn verify(schemas: &mut Schemas) -> Value {
     let mut by_status: BTreeMap<u16, Vec<&str>> = BTreeMap::new();
     for r in Rejection::ALL {
@@ -952,7 +1004,7 @@ fn verify(schemas: &mut Schemas) -> Value {
     responses.insert(
         "200".to_string(),
         json!({
-            "description": "Granted: `count` units were deducted (none with `dry_run`); with `uncharged`, recorded as uncharged renders (`uncharged`: the token's new total); with `lease`, `leased` units deducted; with `return`, `returned` units given back.",
+            "description": "Granted: `count` units were deducted (none with `dry_run`); with `uncharged`, recorded as uncharged renders (`uncharged`: the token's new total).",
             "headers": {"X-Request-Id": header_ref("X-Request-Id"), "Cache-Control": {"description": "`no-store`.", "schema": {"type": "string"}}},
             "content": json_body(schemas.of::<Granted>()),
         }),
@@ -1008,8 +1060,6 @@ fn verify(schemas: &mut Schemas) -> Value {
         "parameters": [
             {"name": "dry_run", "in": "query", "required": false, "description": "`true`: check only, deduct nothing (`1` and `0` are taken too).", "schema": {"type": "boolean", "default": false}},
             {"name": "uncharged", "in": "query", "required": false, "description": "`true`: record `count` renders a render node delivered but the verifier refused to charge at report time (revoked, banned, expired, over the balance) on the token, whatever its status; deducts nothing, and the answer carries the token's `uncharged` total. Only an unknown token is refused. Not with `dry_run` (400). `1` and `0` are taken too.", "schema": {"type": "boolean", "default": false}},
-            {"name": "lease", "in": "query", "required": false, "description": "Extension (docs/leases.md): `true` deducts up to `count` units as one quota lease for a render node: at most a quarter of the balance (at least one) and what the token's rate limit allows now. The answer carries `leased` (0 with `retry_after_ms` when the rate limit allows none: nothing deducted) and `account`. Needs an `Idempotency-Key`; not with `dry_run`, `uncharged` or `return` (400).", "schema": {"type": "boolean", "default": false}},
-            {"name": "return", "in": "query", "required": false, "description": "Extension (docs/leases.md): `true` gives `count` unused units of the lease taken under the same `Idempotency-Key` back to the balance, once, at most what it leased (400 otherwise); the answer carries `returned`. Not with `dry_run`, `uncharged` or `lease` (400).", "schema": {"type": "boolean", "default": false}},
             {"name": "Idempotency-Key", "in": "header", "required": false, "description": "1 to 255 visible ASCII characters: the same key within 24 h answers the first answer again, deducted once. The same key with another `count` is a 400 (a rule of the ledger's state, not of this request alone).", "schema": {
                 "type": "string",
                 "minLength": 1,

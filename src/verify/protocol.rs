@@ -36,11 +36,11 @@ pub enum Purpose {
     /// `POST /v1/verify` as the spec has it (with `dry_run` or `uncharged`).
     #[default]
     Charge,
-    /// `?lease=true`: deduct up to `count` units as one block a render node
+    /// `POST /v1/leases`: deduct up to `count` units as one block a render node
     /// spends on its own; the verifier grants fewer when the balance is low
     /// or the token's rate limit allows fewer now ([`Granted::leased`]).
     Lease,
-    /// `?return=true`: give `count` unused units of the lease taken under
+    /// `POST /v1/leases/return`: give `count` unused units of the lease taken under
     /// the same `Idempotency-Key` back to the balance, once.
     GiveBack,
 }

@@ -15,6 +15,9 @@ use crate::verify::protocol::{Rejection, RejectionBody};
 pub(super) enum VerifyHttpError {
     #[error("{}", .1.as_deref().unwrap_or_else(|| default_message(*.0)))]
     Rejected(Rejection, Option<String>),
+    /// 409: a return the ledger cannot match to its lease.
+    #[error("{0}")]
+    Conflict(String),
     #[error("the verifier could not record the answer; retry")]
     Internal,
     /// The ledger cannot be reached now; nothing was deducted.
@@ -50,6 +53,7 @@ impl IntoResponse for VerifyHttpError {
                 (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
             }
             VerifyHttpError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests"),
+            VerifyHttpError::Conflict(_) => (StatusCode::CONFLICT, "Conflict"),
         };
         let mut response = error_response(status, error.to_string(), self.to_string());
         match self {

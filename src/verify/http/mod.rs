@@ -94,6 +94,8 @@ pub fn router_with(service: Arc<VerifyService>, failed_auth: RateLimit) -> Route
         .route_layer(middleware::from_fn_with_state(shared.clone(), admin_only));
     Router::new()
         .route("/v1/verify", post(verify))
+        .route("/v1/leases", post(lease))
+        .route("/v1/leases/return", post(give_back))
         .route("/admin", get(dashboard))
         .nest("/admin/api", api)
         .with_state(shared)
@@ -109,7 +111,42 @@ async fn verify(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, VerifyHttpError> {
-    let result = check(&shared.service, query, &headers, &body).await;
+    answer(shared, peer, Purpose::Charge, query, headers, body).await
+}
+
+/// `POST /v1/leases` (docs/leases.md): a quota lease of up to `count`
+/// units, under its required `Idempotency-Key`.
+async fn lease(
+    State(shared): State<Shared>,
+    peer: Peer,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, VerifyHttpError> {
+    answer(shared, peer, Purpose::Lease, query, headers, body).await
+}
+
+/// `POST /v1/leases/return`: `count` unused units of the lease taken
+/// under the same `Idempotency-Key` given back.
+async fn give_back(
+    State(shared): State<Shared>,
+    peer: Peer,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, VerifyHttpError> {
+    answer(shared, peer, Purpose::GiveBack, query, headers, body).await
+}
+
+async fn answer(
+    shared: Shared,
+    peer: Peer,
+    purpose: Purpose,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, VerifyHttpError> {
+    let result = check(&shared.service, purpose, query, &headers, &body).await;
     if let Err(VerifyHttpError::Rejected(Rejection::MissingToken | Rejection::InvalidToken, _)) =
         &result
     {
@@ -120,6 +157,7 @@ async fn verify(
 
 async fn check(
     service: &VerifyService,
+    purpose: Purpose,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
     headers: &HeaderMap,
     body: &[u8],
@@ -129,28 +167,22 @@ async fn check(
     };
     let bad = |m: String| VerifyHttpError::Rejected(Rejection::BadRequest, Some(m));
     let query = unique_query(query).map_err(bad)?;
-    let dry_run = query_flag(&query, "dry_run").map_err(bad)?;
-    let uncharged = query_flag(&query, "uncharged").map_err(bad)?;
+    // A lease and a return are neither dry runs nor uncharged: their
+    // routes read no flag.
+    let flag = |name| match purpose {
+        Purpose::Charge => query_flag(&query, name).map_err(bad),
+        _ => Ok(false),
+    };
+    let dry_run = flag("dry_run")?;
+    let uncharged = flag("uncharged")?;
     if dry_run && uncharged {
         return Err(bad(
             "dry_run and uncharged cannot both be true: recording uncharged renders writes".into(),
         ));
     }
-    let purpose = match (
-        query_flag(&query, "lease").map_err(bad)?,
-        query_flag(&query, "return").map_err(bad)?,
-    ) {
-        (false, false) => Purpose::Charge,
-        (true, false) => Purpose::Lease,
-        (false, true) => Purpose::GiveBack,
-        (true, true) => return Err(bad("lease and return cannot both be true".into())),
-    };
-    if purpose != Purpose::Charge
-        && (dry_run || uncharged || headers.get("idempotency-key").is_none())
-    {
+    if purpose != Purpose::Charge && headers.get("idempotency-key").is_none() {
         return Err(bad(
-            "a lease or a return needs an Idempotency-Key, and is neither a dry run nor uncharged"
-                .into(),
+            "a lease and its return need an Idempotency-Key (the lease's, for its return)".into(),
         ));
     }
     let idempotency_key = match headers.get("idempotency-key") {
@@ -178,13 +210,19 @@ async fn check(
         Ok(Verdict::Granted(granted)) => {
             Ok(([(header::CACHE_CONTROL, "no-store")], Json(granted)).into_response())
         }
+        // A well-formed return the ledger cannot match to its lease: a
+        // conflict with the ledger's state, not a malformed request.
+        Ok(Verdict::Rejected(Rejection::BadRequest))
+            if purpose == Purpose::GiveBack && body_error.is_none() =>
+        {
+            Err(VerifyHttpError::Conflict(
+                "no lease of this token under this Idempotency-Key within 24 h, or a count above the units it leased or unlike its first return's".into(),
+            ))
+        }
         Ok(Verdict::Rejected(Rejection::BadRequest)) => Err(VerifyHttpError::Rejected(
             Rejection::BadRequest,
             Some(body_error.unwrap_or_else(|| {
-                match purpose {
-                    Purpose::GiveBack => "a return needs the key of a lease of this token taken within 24 h, and at most the units it granted".into(),
-                    _ => "Idempotency-Key must be 1 to 255 visible ASCII characters, and a reused key needs the same count".into(),
-                }
+                "Idempotency-Key must be 1 to 255 visible ASCII characters, and a reused key needs the same count".into()
             })),
         )),
         Ok(Verdict::Rejected(r)) => Err(VerifyHttpError::Rejected(r, None)),

@@ -70,27 +70,22 @@ on_both_ledgers! {
     a_lease_and_its_return_over_http_and_their_hostile_forms,
 }
 
-/// `?lease=true` and `?return=true` (docs/leases.md) over HTTP, and what
-/// a client may try with them: no key, both flags, with dry_run or
-/// uncharged, a return of another token's lease, of more than was
+/// `POST /v1/leases` and `/v1/leases/return` (docs/leases.md) over HTTP,
+/// and what a client may try with them: no key, query flags of
+/// `/v1/verify`, a return of another token's lease, of more than was
 /// leased, of a plain deduction's key, twice.
 async fn a_lease_and_its_return_over_http_and_their_hostile_forms(h: Harness) {
     let t = h.token("acme", 100).await;
     let other = h.token("acme", 100).await;
-    let call = |token: &str, query: &str, count: u64, key: Option<&str>| {
+    let call = |token: &str, path: &str, count: u64, key: Option<&str>| {
         let body = json!({ "count": count }).to_string();
-        let (token, query, key) = (
-            token.to_string(),
-            query.to_string(),
-            key.map(str::to_string),
-        );
+        let (token, path, key) = (token.to_string(), path.to_string(), key.map(str::to_string));
         let h = &h;
-        async move {
-            h.verify_with(Some(&token), &query, &body, key.as_deref())
-                .await
-        }
+        async move { h.post(&path, Some(&token), &body, key.as_deref()).await }
     };
-    let leased = call(&t.token, "?lease=true", 40, Some("k-1")).await;
+    const LEASE: &str = "/v1/leases";
+    const RETURN: &str = "/v1/leases/return";
+    let leased = call(&t.token, LEASE, 40, Some("k-1")).await;
     assert_eq!(leased.status, 200, "{:?}", leased.body);
     assert_eq!(
         (
@@ -100,56 +95,49 @@ async fn a_lease_and_its_return_over_http_and_their_hostile_forms(h: Harness) {
         ),
         (Some(25), Some(75), Some("acme"))
     );
-    for (query, key) in [
-        ("?lease=true", None),
-        ("?lease=true&return=true", Some("k-2")),
-        ("?lease=true&dry_run=true", Some("k-2")),
-        ("?return=true&uncharged=true", Some("k-1")),
-        ("?lease=maybe", Some("k-2")),
-        ("?lease=true&lease=true", Some("k-2")),
+    // No key: 400 on either route.
+    assert_rejected(&call(&t.token, LEASE, 1, None).await, 400, "Bad Request");
+    assert_rejected(&call(&t.token, RETURN, 1, None).await, 400, "Bad Request");
+    // `/v1/verify`'s flags mean nothing here: a dry run is still a lease.
+    let flagged = call(&t.token, "/v1/leases?dry_run=true", 4, Some("k-flag")).await;
+    assert_eq!(
+        flagged.body["leased"].as_u64(),
+        Some(4),
+        "{:?}",
+        flagged.body
+    );
+    // Another token's lease key, more than was leased, a plain key: 409.
+    for (token, count, key) in [
+        (&other.token, 1, "k-1"),
+        (&t.token, 26, "k-1"),
+        (&t.token, 1, "k-plain"),
     ] {
-        assert_rejected(&call(&t.token, query, 1, key).await, 400, "Bad Request");
+        if key == "k-plain" {
+            assert_eq!(
+                h.verify_with(Some(token), "", "{}", Some(key)).await.status,
+                200
+            );
+        }
+        let refused = call(token, RETURN, count, Some(key)).await;
+        assert_eq!(refused.status, 409, "{count} {key}: {:?}", refused.body);
+        assert_eq!(refused.body["error"], "Conflict");
     }
-    // Another token's lease key, more than was leased, a plain key: 400.
-    assert_rejected(
-        &call(&other.token, "?return=true", 1, Some("k-1")).await,
-        400,
-        "Bad Request",
-    );
-    assert_rejected(
-        &call(&t.token, "?return=true", 26, Some("k-1")).await,
-        400,
-        "Bad Request",
-    );
-    let plain = call(&t.token, "", 1, Some("k-plain")).await;
-    assert_eq!(plain.status, 200);
-    assert_rejected(
-        &call(&t.token, "?return=true", 1, Some("k-plain")).await,
-        400,
-        "Bad Request",
-    );
-    let back = call(&t.token, "?return=true", 20, Some("k-1")).await;
+    let back = call(&t.token, RETURN, 20, Some("k-1")).await;
     assert_eq!(back.status, 200, "{:?}", back.body);
     assert_eq!(
         (
             back.body["returned"].as_u64(),
             back.body["balance"].as_u64()
         ),
-        (Some(20), Some(94))
+        (Some(20), Some(90))
     );
-    let again = call(&t.token, "?return=true", 20, Some("k-1")).await;
+    let again = call(&t.token, RETURN, 20, Some("k-1")).await;
     assert_eq!((again.status, &again.body), (200, &back.body));
     let shown = h.admin("GET", &format!("/tokens/{}", t.id), None).await;
-    assert_eq!(shown.body["balance"].as_u64(), Some(94));
+    assert_eq!(shown.body["balance"].as_u64(), Some(90));
     // An unknown token gets no lease (Invalid Token, as any verification).
     assert_rejected(
-        &call(
-            "lp_0123456789abcdefghijABCDEFGHIJ01",
-            "?lease=true",
-            1,
-            Some("k-9"),
-        )
-        .await,
+        &call("lp_0123456789abcdefghijABCDEFGHIJ01", LEASE, 1, Some("k-9")).await,
         403,
         "Invalid Token",
     );

@@ -100,9 +100,21 @@ impl Harness {
         body: &str,
         idempotency_key: Option<&str>,
     ) -> Reply {
+        self.post(&format!("/v1/verify{query}"), token, body, idempotency_key)
+            .await
+    }
+
+    /// `POST {path}` with a JSON body, a bearer token and a key, if given.
+    pub async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &str,
+        idempotency_key: Option<&str>,
+    ) -> Reply {
         let mut request = self
             .client
-            .post(format!("{}/v1/verify{query}", self.base))
+            .post(format!("{}{path}", self.base))
             .header("content-type", "application/json")
             .body(body.to_string());
         if let Some(token) = token {
