@@ -161,8 +161,23 @@ impl Leases {
         let want = book.map_or(FIRST_WANT, |b| next_want(b, now, self.lifetime));
         Ask {
             key: format!("lease-{}", uuid::Uuid::new_v4()),
-            want: want.clamp(1, self.max_units),
+            want: want.min(self.max_units),
         }
+    }
+
+    /// A fresh verdict without a new lease (an [`Ask`] of 0 units: the
+    /// units the node holds cover the token's pace): one of them held for
+    /// the request, or `None` if none is free any more (then ask for a
+    /// lease).
+    pub fn renewed(&self, hash: &TokenHash, granted: &Granted, now: Instant) -> Option<Held> {
+        let mut books = self.books();
+        let book = books.get_mut(hash)?;
+        book.owner = Owner::of(granted.account.as_deref(), hash);
+        book.rate_limit = granted.rate_limit;
+        book.fresh_until = Some(now + self.lifetime);
+        book.spent_since = 0;
+        book.since = now;
+        book.lend()
     }
 
     /// The verifier did not answer `ask`: the next lease asks again with
@@ -347,14 +362,20 @@ impl Book {
 
 /// The size of the token's next lease: what its pace since the last lease
 /// call would spend in a lifetime and a quarter, less the units it still
-/// has; at least one (the call is also the verdict).
+/// has; 0 when those cover it (the verdict alone is renewed, by a dry run),
+/// at least one when none is free.
 fn next_want(book: &Book, now: Instant, lifetime: Duration) -> u64 {
     let elapsed = now
         .saturating_duration_since(book.since)
         .max(Duration::from_millis(1));
     let pace = book.spent_since as f64 / elapsed.as_secs_f64();
     let need = (pace * lifetime.as_secs_f64() * 1.25).ceil() as u64;
-    need.saturating_sub(book.free()).max(1)
+    let free = book.free();
+    if free == 0 {
+        need.max(1)
+    } else {
+        need.saturating_sub(free)
+    }
 }
 
 #[cfg(test)]
@@ -486,7 +507,14 @@ mod tests {
             .granted(&hash, "lp_t", &ask, &grant(320), t1)
             .unwrap();
         leases.settle(&hash, h.lease, true);
-        // One in 5 s, 319 still free: one unit, for the verdict.
-        assert_eq!(leases.ask(&hash, t1 + Duration::from_secs(5)).want, 1);
+        // One in 5 s, 319 still free: no more units, the verdict alone.
+        let t2 = t1 + Duration::from_secs(5);
+        assert_eq!(leases.ask(&hash, t2).want, 0);
+        assert!(matches!(leases.take(&hash, t2), Take::Ask));
+        let renewed = leases
+            .renewed(&hash, &grant(0), t2)
+            .expect("a unit is free");
+        leases.settle(&hash, renewed.lease, true);
+        assert_eq!(leases.units_held(), 318);
     }
 }

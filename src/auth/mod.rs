@@ -367,6 +367,28 @@ impl Auth {
             Take::Ask => {}
         }
         let ask = leases.ask(&hash, Instant::now());
+        if ask.want == 0 {
+            // The units held cover the token's pace: renew the verdict only.
+            match self.verify(VerifyCall::dry_run(token)).await {
+                Ok(Verdict::Granted(granted)) => {
+                    if let Some(held) = leases.renewed(&hash, &granted, Instant::now()) {
+                        return Ok(grant(held));
+                    }
+                }
+                Ok(Verdict::Rejected(rejection)) => {
+                    return Err(self.lease_refused(&hash, rejection)?)
+                }
+                Err(_) => {
+                    return Err(ApiError::VerifierUnavailable {
+                        retry_after_s: self.retry_after_s,
+                    })
+                }
+            }
+        }
+        let ask = leases::Ask {
+            want: ask.want.max(1),
+            ..ask
+        };
         match self
             .verify(VerifyCall::lease(token, ask.want, &ask.key))
             .await
@@ -378,16 +400,7 @@ impl Auth {
                     .map(grant)
                     .map_err(wait)
             }
-            Ok(Verdict::Rejected(rejection)) => {
-                leases.refused(&hash);
-                if rejection.status() == 403 {
-                    self.blacklist(&hash, rejection).map_err(storage)?;
-                }
-                Err(ApiError::Forbidden(format!(
-                    "{}: the verifier rejected the token",
-                    rejection.error()
-                )))
-            }
+            Ok(Verdict::Rejected(rejection)) => Err(self.lease_refused(&hash, rejection)?),
             Err(_) => {
                 leases.unanswered(&hash, token, &ask);
                 Err(ApiError::VerifierUnavailable {
@@ -554,6 +567,21 @@ impl Auth {
             (Grant::Token { hash, .. }, _) => self.release(hash, true),
             (Grant::System, _) => {}
         }
+    }
+
+    /// The verifier refused a leased token: its leases end (to go back),
+    /// a 403 blacklists it, and the request gets the refusal.
+    fn lease_refused(&self, hash: &TokenHash, rejection: Rejection) -> Result<ApiError, ApiError> {
+        if let Some(leases) = &self.leases {
+            leases.refused(hash);
+        }
+        if rejection.status() == 403 {
+            self.blacklist(hash, rejection).map_err(storage)?;
+        }
+        Ok(ApiError::Forbidden(format!(
+            "{}: the verifier rejected the token",
+            rejection.error()
+        )))
     }
 
     /// Whether units come from leases ([`leases`]).
