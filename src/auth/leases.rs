@@ -165,15 +165,27 @@ impl Leases {
         }
     }
 
-    /// A fresh verdict without a new lease (an [`Ask`] of 0 units: the
-    /// units the node holds cover the token's pace): one of them held for
-    /// the request, or `None` if none is free any more (then ask for a
-    /// lease).
-    pub fn renewed(&self, hash: &TokenHash, granted: &Granted, now: Instant) -> Option<Held> {
+    /// A fresh verdict without a new lease: an [`Ask`] of 0 units (the
+    /// units the node holds cover the token's pace) granted by a dry run,
+    /// or a lease refused as over quota while the node still holds units
+    /// (the balance is in the fleet's leases: `granted` is `None`, the
+    /// token is otherwise in good standing). One of the units held for the
+    /// request, or `None` if none is free.
+    pub fn renewed(
+        &self,
+        hash: &TokenHash,
+        granted: Option<&Granted>,
+        now: Instant,
+    ) -> Option<Held> {
         let mut books = self.books();
         let book = books.get_mut(hash)?;
-        book.owner = Owner::of(granted.account.as_deref(), hash);
-        book.rate_limit = granted.rate_limit;
+        if book.free() == 0 {
+            return None;
+        }
+        if let Some(granted) = granted {
+            book.owner = Owner::of(granted.account.as_deref(), hash);
+            book.rate_limit = granted.rate_limit;
+        }
         book.fresh_until = Some(now + self.lifetime);
         book.spent_since = 0;
         book.since = now;
@@ -512,9 +524,15 @@ mod tests {
         assert_eq!(leases.ask(&hash, t2).want, 0);
         assert!(matches!(leases.take(&hash, t2), Take::Ask));
         let renewed = leases
-            .renewed(&hash, &grant(0), t2)
+            .renewed(&hash, Some(&grant(0)), t2)
             .expect("a unit is free");
         leases.settle(&hash, renewed.lease, true);
         assert_eq!(leases.units_held(), 318);
+        // Over quota at the verifier (the balance is in leases) while units
+        // are held here: they are still lent; with none held, nothing is.
+        let t3 = t2 + Duration::from_secs(5);
+        assert!(leases.renewed(&hash, None, t3).is_some());
+        let empty = TokenHash::of("lp_other");
+        assert!(leases.renewed(&empty, None, t3).is_none());
     }
 }

@@ -371,7 +371,15 @@ impl Auth {
             // The units held cover the token's pace: renew the verdict only.
             match self.verify(VerifyCall::dry_run(token)).await {
                 Ok(Verdict::Granted(granted)) => {
-                    if let Some(held) = leases.renewed(&hash, &granted, Instant::now()) {
+                    self.cache.unblacklist(&hash).map_err(storage)?;
+                    if let Some(held) = leases.renewed(&hash, Some(&granted), Instant::now()) {
+                        return Ok(grant(held));
+                    }
+                }
+                // Over quota: the balance is in the fleet's leases, some of
+                // it in this node's hands.
+                Ok(Verdict::Rejected(Rejection::QuotaExceeded)) => {
+                    if let Some(held) = leases.renewed(&hash, None, Instant::now()) {
                         return Ok(grant(held));
                     }
                 }
@@ -399,6 +407,12 @@ impl Auth {
                     .granted(&hash, token, &ask, &granted, Instant::now())
                     .map(grant)
                     .map_err(wait)
+            }
+            Ok(Verdict::Rejected(Rejection::QuotaExceeded)) => {
+                match leases.renewed(&hash, None, Instant::now()) {
+                    Some(held) => Ok(grant(held)),
+                    None => Err(self.lease_refused(&hash, Rejection::QuotaExceeded)?),
+                }
             }
             Ok(Verdict::Rejected(rejection)) => Err(self.lease_refused(&hash, rejection)?),
             Err(_) => {

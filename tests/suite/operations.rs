@@ -207,8 +207,9 @@ async fn the_remote_verifier_logs_the_render_request_s_id_and_trace() {
     let verify = text
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|l| l["path"] == "/v1/verify")
-        .unwrap_or_else(|| panic!("no /v1/verify line:\n{text}"));
+        // A render node on leases asks for one (docs/leases.md).
+        .find(|l| l["path"] == "/v1/leases")
+        .unwrap_or_else(|| panic!("no /v1/leases line:\n{text}"));
     assert_eq!(verify["span"]["req_id"], "ops-render-1", "{verify}");
     assert_eq!(verify["span"]["trace_id"], TRACE_ID, "{verify}");
     // The parent is the render node's span, not the caller's.
