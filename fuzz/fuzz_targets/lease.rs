@@ -44,8 +44,8 @@ fuzz_target!(|data: &[u8]| {
         pending_key: None,
         lease_tat: tat,
     };
-    match rules::lease(Some(&record), want, tat, now) {
-        Ok(lease) => {
+    match rules::lease(Some(&record), want, now) {
+        Ok((_, lease)) => {
             assert!(!record.revoked && !record.banned);
             assert!(lease.units <= want && lease.units <= balance, "{lease:?}");
             if lease.units > 0 {

@@ -144,7 +144,7 @@ impl Leases {
             }
             book.wait_until = None;
         }
-        if !book.fresh_until.is_some_and(|until| now < until) {
+        if book.fresh_until.is_none_or(|until| now >= until) {
             return Take::Ask;
         }
         book.lend().map_or(Take::Ask, Take::Held)

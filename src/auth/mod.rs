@@ -345,26 +345,28 @@ impl Auth {
         let wait = |wait: std::time::Duration| ApiError::RateLimited {
             retry_after_s: wait.as_secs_f64().ceil().max(1.0) as u64,
         };
+        // A unit of the book, or `None`: ask the verifier.
+        let take = || match leases.take(&hash, Instant::now()) {
+            Take::Held(held) => Some(Ok(grant(held))),
+            Take::Wait(w) => Some(Err(wait(w))),
+            Take::Ask => None,
+        };
         if let Blacklisted::Yes = self.cache.blacklisted(&hash, now_ms()).map_err(storage)? {
             return Err(blacklisted());
         }
-        match leases.take(&hash, Instant::now()) {
-            Take::Held(held) => {
+        if let Some(taken) = take() {
+            if taken.is_ok() {
                 self.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(grant(held));
             }
-            Take::Wait(w) => return Err(wait(w)),
-            Take::Ask => {}
+            return taken;
         }
         self.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
         let _turn = self.verifying[hash.0[0] as usize % VERIFY_STRIPES]
             .lock()
             .await;
         // Another request for this token may have taken a lease meanwhile.
-        match leases.take(&hash, Instant::now()) {
-            Take::Held(held) => return Ok(grant(held)),
-            Take::Wait(w) => return Err(wait(w)),
-            Take::Ask => {}
+        if let Some(taken) = take() {
+            return taken;
         }
         let ask = leases.ask(&hash, Instant::now());
         if ask.want == 0 {
@@ -386,11 +388,7 @@ impl Auth {
                 Ok(Verdict::Rejected(rejection)) => {
                     return Err(self.lease_refused(&hash, rejection)?)
                 }
-                Err(_) => {
-                    return Err(ApiError::VerifierUnavailable {
-                        retry_after_s: self.retry_after_s,
-                    })
-                }
+                Err(_) => return Err(self.unavailable()),
             }
         }
         let ask = leases::Ask {
@@ -417,9 +415,7 @@ impl Auth {
             Ok(Verdict::Rejected(rejection)) => Err(self.lease_refused(&hash, rejection)?),
             Err(_) => {
                 leases.unanswered(&hash, token, &ask);
-                Err(ApiError::VerifierUnavailable {
-                    retry_after_s: self.retry_after_s,
-                })
+                Err(self.unavailable())
             }
         }
     }
@@ -504,9 +500,7 @@ impl Auth {
                     rejection.error()
                 )))
             }
-            Err(_) => Err(ApiError::VerifierUnavailable {
-                retry_after_s: self.retry_after_s,
-            }),
+            Err(_) => Err(self.unavailable()),
         }
     }
 
@@ -583,6 +577,13 @@ impl Auth {
         }
     }
 
+    /// 503 API-502: no verifier answered.
+    fn unavailable(&self) -> ApiError {
+        ApiError::VerifierUnavailable {
+            retry_after_s: self.retry_after_s,
+        }
+    }
+
     /// The verifier refused a leased token: its leases end (to go back),
     /// a 403 blacklists it, and the request gets the refusal.
     fn lease_refused(&self, hash: &TokenHash, rejection: Rejection) -> Result<ApiError, ApiError> {
@@ -596,11 +597,6 @@ impl Auth {
             "{}: the verifier rejected the token",
             rejection.error()
         )))
-    }
-
-    /// Whether units come from leases ([`leases`]).
-    pub fn leasing(&self) -> bool {
-        self.leases.is_some()
     }
 
     /// Gives back the leases that ended (with `all`, every lease: the node

@@ -218,14 +218,9 @@ impl PgLedger {
                 }
             };
             let granted = granted(&row, call.now)?;
-            if remember(&tx, call, key, &granted).await? {
-                tx.commit().await.map_err(db)?;
-                return Ok(Outcome::Granted {
-                    granted,
-                    wrote: true,
-                });
+            if let Some(outcome) = commit_first(tx, call, key, granted).await? {
+                return Ok(outcome);
             }
-            tx.rollback().await.map_err(db)?;
         }
         Err(contended())
     }
@@ -272,7 +267,7 @@ impl PgLedger {
                         None => None,
                     };
                     let leased = lease.and_then(|first| first.granted.leased);
-                    let record = match rules::give_back(record.as_ref(), call.count, leased) {
+                    let mut record = match rules::give_back(record.as_ref(), call.count, leased) {
                         Ok(record) => record.clone(),
                         Err(rejection) => return Ok(Outcome::Rejected(rejection)),
                     };
@@ -282,23 +277,22 @@ impl PgLedger {
                     )
                     .await
                     .map_err(db)?;
-                    let mut record = record;
                     record.give_back(call.count);
                     rules::given_back(&record, call.count, call.now)
                 }
                 _ => {
-                    let tat = record.as_ref().map_or(0, |r| r.lease_tat);
-                    let lease = match rules::lease(record.as_ref(), call.count, tat, call.now) {
-                        Ok(lease) => lease,
+                    let (record, lease) = match rules::lease(record.as_ref(), call.count, call.now)
+                    {
+                        Ok(judged) => judged,
                         Err(rejection) => return Ok(Outcome::Rejected(rejection)),
                     };
-                    let mut record = record.unwrap_or_else(|| unreachable!("judged known"));
                     if lease.units == 0 {
                         return Ok(Outcome::Granted {
-                            granted: rules::leased(&record, &lease, call.now),
+                            granted: rules::leased(record, &lease, call.now),
                             wrote: false,
                         });
                     }
+                    let mut record = record.clone();
                     record.deduct(lease.units, call.now);
                     record.lease_tat = lease.tat;
                     tx.execute(
@@ -315,14 +309,9 @@ impl PgLedger {
                     rules::leased(&record, &lease, call.now)
                 }
             };
-            if remember(&tx, call, key, &granted).await? {
-                tx.commit().await.map_err(db)?;
-                return Ok(Outcome::Granted {
-                    granted,
-                    wrote: true,
-                });
+            if let Some(outcome) = commit_first(tx, call, key, granted).await? {
+                return Ok(outcome);
             }
-            tx.rollback().await.map_err(db)?;
         }
         Err(contended())
     }
@@ -369,14 +358,9 @@ impl PgLedger {
                 return Ok(Outcome::Rejected(Rejection::InvalidToken));
             };
             let granted = rules::recorded(&token(&row)?, call.now);
-            if remember(&tx, call, key, &granted).await? {
-                tx.commit().await.map_err(db)?;
-                return Ok(Outcome::Granted {
-                    granted,
-                    wrote: true,
-                });
+            if let Some(outcome) = commit_first(tx, call, key, granted).await? {
+                return Ok(outcome);
             }
-            tx.rollback().await.map_err(db)?;
         }
         Err(contended())
     }
@@ -779,6 +763,27 @@ async fn first_answer(
         .await
         .map_err(db)?;
     row.as_ref().map(idempotency_record).transpose()
+}
+
+/// Keeps `granted` as the first answer under `key` and commits: the call's
+/// outcome. `None` when a racing call with the key committed its answer
+/// first: this transaction is rolled back, and the caller's next attempt
+/// replays that answer.
+async fn commit_first(
+    tx: deadpool_postgres::Transaction<'_>,
+    call: &Deduction<'_>,
+    key: &str,
+    granted: Granted,
+) -> Result<Option<Outcome>, StoreError> {
+    if remember(&tx, call, key, &granted).await? {
+        tx.commit().await.map_err(db)?;
+        return Ok(Some(Outcome::Granted {
+            granted,
+            wrote: true,
+        }));
+    }
+    tx.rollback().await.map_err(db)?;
+    Ok(None)
 }
 
 /// Keeps `granted` as the first answer under `key`; `false` when a racing

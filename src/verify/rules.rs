@@ -49,26 +49,28 @@ pub struct Leased {
 /// Steps 3 and 5 to 8 for one unit, then how many of the `want` units a
 /// lease gets: at most [`LEASE_SHARE`] of the balance, and within the
 /// token's rate limit, which leases draw from as a GCRA (a bucket of
-/// `burst` units refilled at `per_second`) whose state `tat` the ledger
-/// keeps with the token. So the units leased by every node together, and
-/// with them the renders, keep to the rate: over any window of `t`
-/// seconds at most `burst + per_second * t`.
+/// `burst` units refilled at `per_second`) whose state the ledger keeps
+/// with the token ([`TokenRecord::lease_tat`]). So the units leased by
+/// every node together, and with them the renders, keep to the rate: over
+/// any window of `t` seconds at most `burst + per_second * t`. Returns the
+/// record judged with the lease.
 pub fn lease(
     record: Option<&TokenRecord>,
     want: u64,
-    tat: i64,
     now: i64,
-) -> Result<Leased, Rejection> {
+) -> Result<(&TokenRecord, Leased), Rejection> {
     // A `want` of 0 stands for a bad body, refused after the token's checks.
     let record = check(record, want.min(1), now)?;
+    let tat = record.lease_tat;
     let share = (record.balance / LEASE_SHARE).max(1);
     let want = want.min(share);
     let Some(rate) = record.rate_limit.filter(|r| r.per_second > 0) else {
-        return Ok(Leased {
+        let leased = Leased {
             units: want,
             tat,
             retry_after_ms: 0,
-        });
+        };
+        return Ok((record, leased));
     };
     let interval = 1000.0 / f64::from(rate.per_second);
     let burst = f64::from(rate.burst.max(1)) * interval;
@@ -77,17 +79,19 @@ pub fn lease(
     let units = want.min(allowed);
     if units == 0 {
         let wait = (start - burst + interval - now as f64).ceil().max(1.0);
-        return Ok(Leased {
+        let leased = Leased {
             units: 0,
             tat,
             retry_after_ms: wait as u64,
-        });
+        };
+        return Ok((record, leased));
     }
-    Ok(Leased {
+    let leased = Leased {
         units,
         tat: (start + units as f64 * interval).ceil() as i64,
         retry_after_ms: 0,
-    })
+    };
+    Ok((record, leased))
 }
 
 /// The 200 body of a lease: the token after the deduction, its account

@@ -152,12 +152,11 @@ fn judge(
 ) -> Result<(Option<TokenRecord>, Granted), Rejection> {
     match call.purpose {
         Purpose::Lease => {
-            let tat = record.map_or(0, |r| r.lease_tat);
-            let lease = rules::lease(record, call.count, tat, call.now)?;
-            let mut record = rules::known(record)?.clone();
+            let (record, lease) = rules::lease(record, call.count, call.now)?;
             if lease.units == 0 {
-                return Ok((None, rules::leased(&record, &lease, call.now)));
+                return Ok((None, rules::leased(record, &lease, call.now)));
             }
+            let mut record = record.clone();
             record.deduct(lease.units, call.now);
             record.lease_tat = lease.tat;
             let granted = rules::leased(&record, &lease, call.now);
@@ -393,7 +392,7 @@ impl SledStore {
     ) -> Result<Outcome, StoreError> {
         loop {
             let loaded = self.load(call.hash)?;
-            let (record, granted) = match judge(loaded.record.as_ref(), call, leased) {
+            let (mut record, granted) = match judge(loaded.record.as_ref(), call, leased) {
                 Ok((Some(record), granted)) => (record, granted),
                 Ok((None, granted)) => {
                     return Ok(Outcome::Granted {
@@ -403,7 +402,6 @@ impl SledStore {
                 }
                 Err(rejection) => return Ok(Outcome::Rejected(rejection)),
             };
-            let mut record = record;
             if let Some(key) = key {
                 record.pending_key = Some(PendingKey {
                     key: key.to_string(),
