@@ -17,7 +17,7 @@
 //! over the balance meanwhile) is never dropped: [`Outbox::refuse`] turns
 //! the in-flight batch, or the part of it the balance does not cover, into
 //! an *uncharged* record (`usage_uncharged`, keyed by token and the refused
-//! batch's key, with its own `Idempotency-Key`), in the same transaction
+//! batch's key, and sent under that key), in the same transaction
 //! that takes it out of flight. The reporter sends each one as
 //! `uncharged=true` until the verifier acknowledges it. One the verifier
 //! cannot record (it does not know the token) moves to `usage_unrecorded`,
@@ -50,7 +50,8 @@ pub struct Outbox {
     pending: sled::Tree,
     inflight: sled::Tree,
     /// Token hash ++ the refused batch's key -> [`Batch`] of uncharged
-    /// renders (its own key), until the verifier records it.
+    /// renders (sent under the refused batch's key), until the verifier
+    /// records it.
     uncharged: sled::Tree,
     /// Token hash ++ the uncharged batch's key -> [`Batch`] (token emptied)
     /// the verifier could not record: kept for a person to see.
@@ -221,10 +222,14 @@ impl Outbox {
                 inflight.remove(&hash.0[..])?;
             }
             if left > 0 {
+                // The refused batch's own key: if the verifier had deducted
+                // it before (the answer lost) and now refuses the replay
+                // (a revoked token), the uncharged call under that key is
+                // answered with the deduction, not counted a second time.
                 let record = Batch {
                     token: batch.token,
                     count: left,
-                    key: Some(uuid::Uuid::new_v4().to_string()),
+                    key: Some(key.to_string()),
                 };
                 uncharged.insert(id.as_slice(), encode(&record))?;
             }
@@ -416,8 +421,11 @@ mod tests {
             (u.hash, u.batch.count, u.batch.token.as_str()),
             (h, 3, "lp_c")
         );
+        // Sent under the refused batch's key (a deduction under it would
+        // answer for it); the part still charged went under a new one.
         let key = u.batch.key.clone().unwrap();
-        assert!(key != first_key && key != charged_key);
+        assert_eq!(key, first_key);
+        assert_ne!(key, charged_key);
         // The rest of the batch refused as well: a second record.
         assert_eq!(outbox.refuse(&h, &charged_key, 0).await.unwrap(), Some(2));
         assert_eq!(outbox.depth(), 0);

@@ -8,9 +8,11 @@
 //! A batch the verifier refuses (revoked, banned, expired, or more than the
 //! balance: usage the node delivered while its cache still admitted the
 //! token) is never dropped: what the balance does not cover becomes an
-//! uncharged record ([`super::outbox::Outbox::refuse`]), counted in
-//! `labelpress_usage_uncharged_total` and sent as `uncharged=true` with its
-//! own key until the verifier has recorded it on the token. One the
+//! uncharged record ([`super::outbox::Outbox::refuse`]), sent as
+//! `uncharged=true` under the refused batch's key until the verifier has
+//! recorded it on the token, and then counted in
+//! `labelpress_usage_uncharged_total` (a key the verifier had deducted
+//! before answers with that deduction: charged, not counted). One the
 //! verifier cannot record (an unknown token) stays on this node, shown by
 //! `labelpress_usage_uncharged_unrecorded`, and is not sent again: no
 //! answer would ever change.
@@ -95,9 +97,6 @@ impl Auth {
                 .await
                 .map_err(ReportError::Storage)?;
             if let Some(uncharged) = uncharged.filter(|n| *n > 0) {
-                self.metrics
-                    .usage_uncharged
-                    .fetch_add(uncharged, Ordering::Relaxed);
                 tracing::warn!(
                     token = %hash.log_prefix(),
                     count = batch.count,
@@ -126,18 +125,27 @@ impl Auth {
             match self.verify(call).await {
                 Ok(Verdict::Granted(granted)) => {
                     match granted.uncharged {
-                        Some(total) => tracing::info!(
-                            token = %hash.log_prefix(),
-                            count = batch.count,
-                            total,
-                            "uncharged renders recorded by the verifier"
-                        ),
-                        // A verifier without the extension took the call
-                        // as a deduction: the renders were charged after all.
+                        Some(total) => {
+                            self.metrics
+                                .usage_uncharged
+                                .fetch_add(batch.count, Ordering::Relaxed);
+                            tracing::info!(
+                                token = %hash.log_prefix(),
+                                count = batch.count,
+                                total,
+                                "uncharged renders recorded by the verifier"
+                            )
+                        }
+                        // The verifier answered with a deduction: the key
+                        // was charged before its answer was lost (then the
+                        // token was revoked, which refuses replays), or a
+                        // verifier without the extension took the call as
+                        // one. Either way these renders are charged.
                         None => tracing::warn!(
                             token = %hash.log_prefix(),
                             count = batch.count,
-                            "the verifier does not know uncharged=true and charged these renders"
+                            "these renders were charged after all (their key was deducted before, \
+                             or the verifier does not know uncharged=true)"
                         ),
                     }
                     self.outbox
@@ -155,6 +163,9 @@ impl Auth {
                         "the verifier cannot record these uncharged renders; kept on this node \
                          (labelpress_usage_uncharged_unrecorded)"
                     );
+                    self.metrics
+                        .usage_uncharged
+                        .fetch_add(batch.count, Ordering::Relaxed);
                     self.outbox
                         .uncharged_unrecorded(&id)
                         .await

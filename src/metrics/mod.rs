@@ -166,7 +166,7 @@ impl Metrics {
             ("labelpress_auth_cache_hits_total", "Render requests admitted from the token cache.", &self.cache_hits),
             ("labelpress_auth_cache_misses_total", "Render requests that needed a synchronous verification.", &self.cache_misses),
             ("labelpress_renders_abandoned_total", "Renders answered with API-503 at the deadline (their worker process is stopped; with thread isolation they finish in the background).", &self.renders_abandoned),
-            ("labelpress_usage_uncharged_total", "Renders delivered whose usage the verifier refused at report time (revoked, banned, expired or over the balance meanwhile), kept as uncharged records.", &self.usage_uncharged),
+            ("labelpress_usage_uncharged_total", "Renders delivered whose usage the verifier refused at report time (revoked, banned, expired or over the balance meanwhile), recorded by the verifier as uncharged (or kept on this node when it cannot be).", &self.usage_uncharged),
         ];
         let counters = counters
             .into_iter()

@@ -188,20 +188,28 @@ pub struct IdempotencyRecord {
     /// The count of the first call; a replay with another count is refused.
     pub count: u64,
     pub granted: Granted,
-    /// Whether the first call was `uncharged=true`; a replay of the other
-    /// kind is refused like one with another count.
+    /// Whether the first call was `uncharged=true`. A deduction replayed
+    /// as uncharged answers the deduction (see [`Self::replay`]); an
+    /// uncharged record replayed as a deduction is refused like one with
+    /// another count.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub uncharged: bool,
 }
 
 impl IdempotencyRecord {
-    /// The first answer again for a call of the same count and kind.
+    /// The first answer again for a call of the same count and kind, or an
+    /// `uncharged=true` call under the key of a deduction of that count:
+    /// the renders it reports were charged under that key (a render node
+    /// whose report was deducted but never answered, and then refused
+    /// because the token was revoked, which refuses replays, reports them
+    /// as uncharged under the same key). The charge is its answer, and no
+    /// render is counted both charged and uncharged.
     pub fn replay(
         self,
         count: u64,
         uncharged: bool,
     ) -> Result<Granted, super::protocol::Rejection> {
-        if self.count == count && self.uncharged == uncharged {
+        if self.count == count && (self.uncharged == uncharged || uncharged) {
             Ok(self.granted)
         } else {
             Err(super::protocol::Rejection::BadRequest)

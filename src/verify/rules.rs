@@ -22,7 +22,9 @@
 //! An `uncharged=true` call (renders delivered that the verifier refused to
 //! charge at report time) only needs step 3's first half: the token must
 //! exist. Revoked, banned, expired or exhausted, its uncharged total grows
-//! by `count` and nothing is deducted; a replayed key answers as in step 4.
+//! by `count` and nothing is deducted; a replayed key answers as in step 4,
+//! and so does the key of a deduction of the same count, even on a revoked
+//! token: those renders were charged (see [`super::record::IdempotencyRecord::replay`]).
 
 use super::protocol::{Granted, RateLimit, Rejection};
 use super::record::TokenRecord;

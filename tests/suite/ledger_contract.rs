@@ -465,7 +465,8 @@ async fn an_idempotency_key_is_answered_once_within_its_ttl<L: Ledger>(ledger: A
         Outcome::Replayed(first.clone())
     );
     assert_eq!(balance(&*ledger, "tok_AAAAAAAAAAAA").await, 6);
-    // Another count or kind under the key is refused; another key deducts.
+    // Another count under the key is refused (uncharged renders of the
+    // same count were charged: the first answer); another key deducts.
     assert_eq!(
         ledger
             .verify(&keyed(&hash(1), 2, t0 + 2, "k"))
@@ -478,7 +479,7 @@ async fn an_idempotency_key_is_answered_once_within_its_ttl<L: Ledger>(ledger: A
             .verify(&uncharged(&hash(1), 3, t0 + 2, Some("k")))
             .await
             .unwrap(),
-        rejected(Rejection::BadRequest)
+        Outcome::Replayed(first.clone())
     );
     let other = written(
         ledger
@@ -746,7 +747,7 @@ async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Ar
         );
         assert_eq!(g.uncharged, Some(1), "{record:?}");
     }
-    // A key of uncharged renders is not a deduction's, nor the reverse.
+    // A key of uncharged renders is not a deduction's.
     add(&*ledger, 9, &token("tok_AAAAAAAAAAAA", "acme", 5, t0)).await;
     written(
         ledger
@@ -758,7 +759,26 @@ async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Ar
         ledger.verify(&keyed(&hash(9), 1, now, "k")).await.unwrap(),
         rejected(Rejection::BadRequest)
     );
-    written(ledger.verify(&keyed(&hash(9), 1, now, "d")).await.unwrap());
+    // Uncharged renders reported under the key of a deduction of that
+    // count were charged: the deduction answers, nothing is added, even
+    // once the token is revoked (which refuses the deduction's replay).
+    let charged = written(ledger.verify(&keyed(&hash(9), 2, now, "d")).await.unwrap());
+    let revoke = |r: &mut TokenRecord| {
+        r.revoked = true;
+        Ok(())
+    };
+    ledger.update("tok_AAAAAAAAAAAA", &revoke).await.unwrap();
+    assert_eq!(
+        ledger.verify(&keyed(&hash(9), 2, now, "d")).await.unwrap(),
+        rejected(Rejection::InvalidToken)
+    );
+    assert_eq!(
+        ledger
+            .verify(&uncharged(&hash(9), 2, now, Some("d")))
+            .await
+            .unwrap(),
+        Outcome::Replayed(charged)
+    );
     assert_eq!(
         ledger
             .verify(&uncharged(&hash(9), 1, now, Some("d")))
@@ -766,6 +786,8 @@ async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Ar
             .unwrap(),
         rejected(Rejection::BadRequest)
     );
+    let record = ledger.get("tok_AAAAAAAAAAAA").await.unwrap().unwrap();
+    assert_eq!((record.uncharged, record.balance), (1, 3), "{record:?}");
     // A bad body is refused once the token is known to exist.
     assert_eq!(
         ledger
@@ -774,7 +796,7 @@ async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Ar
             .unwrap(),
         rejected(Rejection::BadRequest)
     );
-    assert_eq!(balance(&*ledger, "tok_AAAAAAAAAAAA").await, 4);
+    assert_eq!(balance(&*ledger, "tok_AAAAAAAAAAAA").await, 3);
     // The most first, then by id; the total over all.
     let (top, total) = ledger.uncharged(10).await.unwrap();
     assert_eq!(
@@ -791,14 +813,14 @@ async fn uncharged_renders_grow_a_total_and_deduct_nothing<L: Ledger>(ledger: Ar
     assert_eq!(total, 9);
     let (top, total) = ledger.uncharged(2).await.unwrap();
     assert_eq!((top.len(), total), (2, 9));
-    // Not usage: the history has the one deduction only.
+    // Not usage: the history has the one deduction (2 units) only.
     let today = UsageQuery {
         subject: Subject::Account("acme".into()),
         bucket: Bucket::Day,
         from: t0,
         to: t0 + DAY_MS,
     };
-    assert_eq!(ledger.usage(&today).await.unwrap(), Some(vec![(t0, 1, 1)]));
+    assert_eq!(ledger.usage(&today).await.unwrap(), Some(vec![(t0, 1, 2)]));
 }
 
 async fn changes_apply_whole_or_not_at_all<L: Ledger>(ledger: Arc<L>) {

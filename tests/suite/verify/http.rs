@@ -601,25 +601,30 @@ async fn uncharged_true_records_renders_on_any_existing_token_once_per_key(h: Ha
             r.body
         );
     }
-    // A key used for uncharged renders is not a deduction's, nor the reverse.
+    // A key used for uncharged renders is not a deduction's; uncharged
+    // renders under a deduction's key were charged: its answer, no record.
     let active = h.token("acme", 5).await;
     assert_eq!(uncharged(&active.token, 1, Some("k")).await.status, 200);
     let deduct = h
         .verify_with(Some(&active.token), "", r#"{"count": 1}"#, Some("k"))
         .await;
     assert_rejected(&deduct, 400, "Bad Request");
-    assert_eq!(
-        h.verify_with(Some(&active.token), "", r#"{"count": 1}"#, Some("d"))
-            .await
-            .status,
-        200
-    );
+    let charged = h
+        .verify_with(Some(&active.token), "", r#"{"count": 1}"#, Some("d"))
+        .await;
+    assert_eq!(charged.status, 200);
+    let replayed = uncharged(&active.token, 1, Some("d")).await;
+    assert_eq!((replayed.status, &replayed.body), (200, &charged.body));
     assert_rejected(
-        &uncharged(&active.token, 1, Some("d")).await,
+        &uncharged(&active.token, 2, Some("d")).await,
         400,
         "Bad Request",
     );
     assert_eq!(h.balance(&active.id).await, 4);
+    let shown = h
+        .admin("GET", &format!("/tokens/{}", active.id), None)
+        .await;
+    assert_eq!(shown.body["uncharged"].as_u64(), Some(1));
     // Unknown tokens cannot be recorded; a dry run never writes.
     assert_rejected(
         &uncharged("lp_0123456789ABCDEFGHIJKLMNOPQRSTUV", 1, None).await,
