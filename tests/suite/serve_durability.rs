@@ -597,6 +597,9 @@ async fn uncharged_renders_of_a_token_the_verifier_does_not_know_stay_on_the_nod
     let (id, token) = server::new_token(&url, 10, None).await;
     assert_eq!(render(&node.base, &token, &label("warm")).await.status, 200);
     server::await_balance(&url, &id, 9, Duration::from_secs(10)).await;
+    // The node has heard the answer too: the warm render's batch is not
+    // re-sent to the other ledger below, which could not know it was paid.
+    await_drained(&node.base).await;
     verifier.kill();
     for i in 0..N {
         assert_eq!(
