@@ -22,6 +22,10 @@
 //! for both over HTTP, so the render is what differs). Issue 30's goal: at
 //! most 1.5.
 //!
+//! `label` also prints the running table's ratio (benches/README.md) as the
+//! median of 60 rounds alternating between the hand-written label and
+//! LABEL end to end, and where LABEL's time goes, phase by phase.
+//!
 //! Run: `cargo bench --profile dev --bench render` (the dev profile optimises
 //! dependencies; a release build of typst takes ~17 minutes on 2 cores), or
 //! one group: `cargo bench --profile dev --bench render -- label_scripts`.
@@ -118,6 +122,7 @@ fn label(c: &mut Criterion) {
     let plain = bytes(&without_barcodes(&full_values));
     let full = bytes(&full_values);
     let by_hand = include_str!("label_by_hand.typ").to_string();
+    let since = SystemTime::now();
     let mut group = c.benchmark_group("label");
     // The hand-written label with each variant's own texts, so the baseline
     // lays out as much fresh content per iteration as our documents do.
@@ -139,6 +144,58 @@ fn label(c: &mut Criterion) {
         bench_documents(&mut group, name, &engine, docs);
     }
     group.finish();
+    if median_ns("label", "labelpress_end_to_end", since).is_none() {
+        return;
+    }
+    // Criterion measures one after the other, and this host drifts within
+    // a minute: the running table's ratio in alternating rounds too.
+    let rounds = alternating(
+        60,
+        (sources.len(), |i| {
+            drop(engine.render_typst(sources[i].clone()).unwrap())
+        }),
+        (full.len(), |i| drop(engine.render_bytes(&full[i]).unwrap())),
+    );
+    println!(
+        "label: 60 alternating rounds: median ms/render typst by hand {:.3}, labelpress end to end {:.3}; median of the rounds' labelpress/by hand = {:.3} (goal: at most 1.3)",
+        median(rounds.iter().map(|r| r.0).collect()),
+        median(rounds.iter().map(|r| r.1).collect()),
+        median(rounds.iter().map(|r| r.1 / r.0).collect()),
+    );
+    label_phases(&engine, &full);
+}
+
+/// Where LABEL's time goes: validation (parse, check, measure and lay out,
+/// barcodes encoded), lowering to Typst, then the rest of a render
+/// (lowering again, Typst's compile, the PDF export and its patch, the
+/// warnings), ms per label, medians of 20 rounds over every variant.
+fn label_phases(engine: &Engine, docs: &[Vec<u8>]) {
+    let (mut validate, mut lower, mut render) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..20 {
+        let (mut v, mut l, mut r) = (0.0, 0.0, 0.0);
+        for body in docs {
+            let t0 = std::time::Instant::now();
+            let laid = engine.validate(body).unwrap();
+            let t1 = std::time::Instant::now();
+            drop(engine.lower(&laid));
+            let t2 = std::time::Instant::now();
+            drop(engine.render(&laid).unwrap());
+            let t3 = std::time::Instant::now();
+            v += (t1 - t0).as_secs_f64();
+            l += (t2 - t1).as_secs_f64();
+            r += (t3 - t2).as_secs_f64();
+        }
+        let per = |total: f64| total * 1000.0 / docs.len() as f64;
+        validate.push(per(v));
+        lower.push(per(l));
+        render.push(per(r));
+    }
+    println!(
+        "label phases, ms per label: validate {:.3}, lower {:.3}, render of the validated document {:.3} (lower, compile, PDF export, warnings)",
+        median(validate),
+        median(lower),
+        median(render),
+    );
 }
 
 /// Renders `docs` in turn, one per iteration.
@@ -250,21 +307,34 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Per round, ms per render of `a` and of `b`: each round renders every
 /// document of both, in alternating order.
 fn paired_rounds(engine: &Engine, a: &[Vec<u8>], b: &[Vec<u8>], rounds: usize) -> Vec<(f64, f64)> {
-    let batch = |docs: &[Vec<u8>]| {
+    alternating(
+        rounds,
+        (a.len(), |i| drop(engine.render_bytes(&a[i]).unwrap())),
+        (b.len(), |i| drop(engine.render_bytes(&b[i]).unwrap())),
+    )
+}
+
+/// Per round, ms per call of `a` and of `b` (each run on items `0..n`), the
+/// one that goes first alternating between rounds, so that the host's
+/// drift within a minute falls on both sides of each round's ratio.
+fn alternating(
+    rounds: usize,
+    (a_n, mut a): (usize, impl FnMut(usize)),
+    (b_n, mut b): (usize, impl FnMut(usize)),
+) -> Vec<(f64, f64)> {
+    let timed = |n: usize, f: &mut dyn FnMut(usize)| {
         let start = std::time::Instant::now();
-        for doc in docs {
-            engine.render_bytes(doc).unwrap();
-        }
-        start.elapsed().as_secs_f64() * 1000.0 / docs.len() as f64
+        (0..n).for_each(&mut *f);
+        start.elapsed().as_secs_f64() * 1000.0 / n as f64
     };
     (0..rounds)
         .map(|round| {
             if round % 2 == 0 {
-                let a_ms = batch(a);
-                (a_ms, batch(b))
+                let a_ms = timed(a_n, &mut a);
+                (a_ms, timed(b_n, &mut b))
             } else {
-                let b_ms = batch(b);
-                (batch(a), b_ms)
+                let b_ms = timed(b_n, &mut b);
+                (timed(a_n, &mut a), b_ms)
             }
         })
         .collect()
