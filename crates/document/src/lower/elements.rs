@@ -12,6 +12,10 @@ use crate::model::*;
 use crate::rich_text::Line;
 use crate::style::*;
 
+/// Typst's default text weight (`regular`), which the document's text
+/// starts from.
+const REGULAR_WEIGHT: u16 = 400;
+
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
 const PAGE_LINK_Y_COMPENSATION_PT: f64 = 10.0;
@@ -187,10 +191,20 @@ impl Ctx<'_> {
         // below, whatever face a character falls back to (a Thai or
         // Devanagari face's own ascender is taller), so each line is exactly
         // as tall as layout measured.
-        let mut set = format!(
-            "weight: {}, fill: {}, size: {}, top-edge: {}em, bottom-edge: {}em",
-            style.weight,
-            ty::colour(style.color, 1.0),
+        // Weight and colour only where they differ from what the
+        // document's `#set text` gives every top-level text (Typst's
+        // regular weight, the configured colour): Typst parses and
+        // evaluates the whole source on every render.
+        let mut set = String::with_capacity(96);
+        if style.weight != REGULAR_WEIGHT {
+            let _ = write!(set, "weight: {}, ", style.weight);
+        }
+        if style.color != super::default_text_colour(self.config) {
+            let _ = write!(set, "fill: {}, ", ty::colour(style.color, 1.0));
+        }
+        let _ = write!(
+            set,
+            "size: {}, top-edge: {}em, bottom-edge: {}em",
             ty::pt(fitted.size),
             num(ascender),
             num(-(style.line_height - ascender)),

@@ -24,6 +24,24 @@ use crate::style::split_language;
 /// The set rules every generated document starts with.
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
 
+/// The prelude's first line (what the source is, for `--emit-typst`) and
+/// its statements, without the comments that explain them, which Typst
+/// would otherwise parse again on every render.
+static PRELUDE_CODE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    PRELUDE
+        .lines()
+        .enumerate()
+        .filter(|(i, line)| *i == 0 || !line.trim_start().starts_with("//"))
+        .flat_map(|(_, line)| [line, "\n"])
+        .collect()
+});
+
+/// The colour the document's `#set text` gives all its text: the
+/// configured default.
+fn default_text_colour(config: &RuntimeConfig) -> crate::style::Rgb {
+    crate::style::Rgb::parse(&config.defaults.text_color).unwrap_or(crate::style::Rgb::BLACK)
+}
+
 /// Generated source plus the data files it refers to.
 #[derive(Debug, Clone)]
 pub struct Lowered {
@@ -91,7 +109,7 @@ fn lower_documents(
     native_dpi: Option<u32>,
 ) -> Lowered {
     let mut out = String::with_capacity(8 * 1024);
-    out.push_str(PRELUDE);
+    out.push_str(&PRELUDE_CODE);
     let mut images = Vec::new();
     let mut link_alts = Vec::new();
     for (i, laid) in docs.iter().enumerate() {
@@ -173,11 +191,7 @@ impl Ctx<'_> {
             "font: ({},) + lp-fallback, size: {}, top-edge: \"ascender\", fill: {}",
             typst::string(family),
             typst::pt(self.config.defaults.font_size),
-            typst::colour(
-                crate::style::Rgb::parse(&self.config.defaults.text_color)
-                    .unwrap_or(crate::style::Rgb::BLACK),
-                1.0
-            ),
+            typst::colour(default_text_colour(self.config), 1.0),
         );
         match meta.language.as_deref().and_then(split_language) {
             Some((lang, region)) => {
