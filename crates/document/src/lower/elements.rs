@@ -12,6 +12,17 @@ use crate::model::*;
 use crate::rich_text::Line;
 use crate::style::*;
 
+/// Whether every line of `fitted` is clearly narrower than the sheet: a
+/// placed paragraph gets the sheet's width as its region (whatever its
+/// offset), so such lines cannot wrap and need no unbounded block around
+/// them (a block per text is a layout frame and a PDF group more on every
+/// render). The margin covers any difference between layout's measure and
+/// Typst's.
+fn fits_sheet(fitted: &FittedText, sheet_width: f64) -> bool {
+    let widest = fitted.lines.iter().map(|l| l.width).fold(0.0, f64::max);
+    widest * 1.05 + 1.0 <= sheet_width
+}
+
 /// Typst's default text weight (`regular`), which the document's text
 /// starts from.
 const REGULAR_WEIGHT: u16 = 400;
@@ -36,12 +47,12 @@ struct Placed {
 impl Ctx<'_> {
     /// One item of the display list, its top-left corner where layout
     /// placed it (a line's box grows by its stroke: it places itself).
-    pub(crate) fn element(&mut self, item: &Item) {
+    pub(crate) fn element(&mut self, item: &Item, sheet_width: f64) {
         let (element, frame) = (item.element, &item.frame);
         let at = item.bounds.map_or(frame.origin, |b| (b.x, b.y));
         let (placed, link) = match element {
             Element::Text(t) => (
-                self.text(t, at),
+                self.text(t, at, sheet_width),
                 t.spec
                     .link
                     .as_ref()
@@ -165,7 +176,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn text(&mut self, text: &Text, (x, y): (f64, f64)) -> Placed {
+    fn text(&mut self, text: &Text, (x, y): (f64, f64), sheet_width: f64) -> Placed {
         let (t, style, fitted) = (&text.spec, &text.style, &text.fitted);
         let mut body = self.text_body(fitted, style);
         if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
@@ -173,12 +184,13 @@ impl Ctx<'_> {
             // the text (a bare paragraph would span the whole wide region).
             body = format!("box({body})");
         }
+        let rotated = t.rotation.is_some_and(|r| r != 0.0);
         let body = rotate(body, t.rotation);
         Placed {
             x,
             y,
             body,
-            unbounded: style.width.is_none(),
+            unbounded: style.width.is_none() && (rotated || !fits_sheet(fitted, sheet_width)),
         }
     }
 

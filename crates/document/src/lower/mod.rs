@@ -220,7 +220,7 @@ impl Ctx<'_> {
                 rows,
                 top,
             }) => self.table_piece(table, *header, rows.clone(), *top, sheet_width),
-            _ => self.element(item),
+            _ => self.element(item, sheet_width),
         }
     }
 
