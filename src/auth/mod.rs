@@ -385,9 +385,7 @@ impl Auth {
                         return Ok(grant(held));
                     }
                 }
-                Ok(Verdict::Rejected(rejection)) => {
-                    return Err(self.lease_refused(&hash, rejection)?)
-                }
+                Ok(Verdict::Rejected(rejection)) => return Err(self.refused(&hash, rejection)?),
                 Err(_) => return Err(self.unavailable()),
             }
         }
@@ -409,10 +407,10 @@ impl Auth {
             Ok(Verdict::Rejected(Rejection::QuotaExceeded)) => {
                 match leases.renewed(&hash, None, Instant::now()) {
                     Some(held) => Ok(grant(held)),
-                    None => Err(self.lease_refused(&hash, Rejection::QuotaExceeded)?),
+                    None => Err(self.refused(&hash, Rejection::QuotaExceeded)?),
                 }
             }
-            Ok(Verdict::Rejected(rejection)) => Err(self.lease_refused(&hash, rejection)?),
+            Ok(Verdict::Rejected(rejection)) => Err(self.refused(&hash, rejection)?),
             Err(_) => {
                 leases.unanswered(&hash, token, &ask);
                 Err(self.unavailable())
@@ -491,15 +489,7 @@ impl Auth {
                 *in_flight.entry(*hash).or_default() += 1;
                 Ok(entry)
             }
-            Ok(Verdict::Rejected(rejection)) => {
-                if rejection.status() == 403 {
-                    self.blacklist(hash, rejection).map_err(storage)?;
-                }
-                Err(ApiError::Forbidden(format!(
-                    "{}: the verifier rejected the token",
-                    rejection.error()
-                )))
-            }
+            Ok(Verdict::Rejected(rejection)) => Err(self.refused(hash, rejection)?),
             Err(_) => Err(self.unavailable()),
         }
     }
@@ -584,9 +574,9 @@ impl Auth {
         }
     }
 
-    /// The verifier refused a leased token: its leases end (to go back),
-    /// a 403 blacklists it, and the request gets the refusal.
-    fn lease_refused(&self, hash: &TokenHash, rejection: Rejection) -> Result<ApiError, ApiError> {
+    /// The verifier refused the token: its leases here, if any, end (to go
+    /// back), a 403 blacklists it, and the request gets the refusal.
+    fn refused(&self, hash: &TokenHash, rejection: Rejection) -> Result<ApiError, ApiError> {
         if let Some(leases) = &self.leases {
             leases.refused(hash);
         }

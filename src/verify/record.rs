@@ -209,7 +209,8 @@ impl IdempotencyRecord {
         count: u64,
         uncharged: bool,
     ) -> Result<Granted, super::protocol::Rejection> {
-        if self.count == count && (self.uncharged == uncharged || uncharged) {
+        // Only an uncharged first answer is refused to the other kind.
+        if self.count == count && (uncharged || !self.uncharged) {
             Ok(self.granted)
         } else {
             Err(super::protocol::Rejection::BadRequest)

@@ -179,12 +179,12 @@ impl Ctx<'_> {
     fn text(&mut self, text: &Text, (x, y): (f64, f64), sheet_width: f64) -> Placed {
         let (t, style, fitted) = (&text.spec, &text.style, &text.fitted);
         let mut body = self.text_body(fitted, style);
-        if style.width.is_none() && t.rotation.is_some_and(|r| r != 0.0) {
+        let rotated = t.rotation.is_some_and(|r| r != 0.0);
+        if style.width.is_none() && rotated {
             // Rotation reflows around the body's size: the box shrinks it to
             // the text (a bare paragraph would span the whole wide region).
             body = format!("box({body})");
         }
-        let rotated = t.rotation.is_some_and(|r| r != 0.0);
         let body = rotate(body, t.rotation);
         Placed {
             x,
@@ -211,7 +211,7 @@ impl Ctx<'_> {
         if style.weight != REGULAR_WEIGHT {
             let _ = write!(set, "weight: {}, ", style.weight);
         }
-        if style.color != super::default_text_colour(self.config) {
+        if style.color != self.text_colour {
             let _ = write!(set, "fill: {}, ", ty::colour(style.color, 1.0));
         }
         let _ = write!(

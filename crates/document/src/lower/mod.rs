@@ -36,12 +36,6 @@ static PRELUDE_CODE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         .collect()
 });
 
-/// The colour the document's `#set text` gives all its text: the
-/// configured default.
-fn default_text_colour(config: &RuntimeConfig) -> crate::style::Rgb {
-    crate::style::Rgb::parse(&config.defaults.text_color).unwrap_or(crate::style::Rgb::BLACK)
-}
-
 /// Generated source plus the data files it refers to.
 #[derive(Debug, Clone)]
 pub struct Lowered {
@@ -74,6 +68,9 @@ pub(crate) struct Ctx<'a> {
     /// ZPL labels of this dpi are being drawn: barcodes the printer draws
     /// itself (`crate::native_barcode`) leave their symbol out.
     pub native_dpi: Option<u32>,
+    /// The colour the document's `#set text` gives all its text (the
+    /// configured default): a text of this colour needs no `fill` of its own.
+    pub text_colour: crate::style::Rgb,
 }
 
 /// Lowers a laid-out document to Typst source.
@@ -132,6 +129,8 @@ fn lower_documents(
             out: std::mem::take(&mut out),
             link_alts: vec![Vec::new(); total_sheets],
             native_dpi,
+            text_colour: crate::style::Rgb::parse(&config.defaults.text_color)
+                .unwrap_or(crate::style::Rgb::BLACK),
         };
         ctx.document_settings(i == 0);
         for sheet in sheets {
@@ -191,7 +190,7 @@ impl Ctx<'_> {
             "font: ({},) + lp-fallback, size: {}, top-edge: \"ascender\", fill: {}",
             typst::string(family),
             typst::pt(self.config.defaults.font_size),
-            typst::colour(default_text_colour(self.config), 1.0),
+            typst::colour(self.text_colour, 1.0),
         );
         match meta.language.as_deref().and_then(split_language) {
             Some((lang, region)) => {
