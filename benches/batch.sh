@@ -15,11 +15,8 @@ cd "$(dirname "$0")/.."
 SECONDS_RUN=${BATCH_SECONDS:-20}
 ROUNDS=${BATCH_ROUNDS:-3}
 CONCURRENCY=${BATCH_CONCURRENCY:-4}
-TARGET=${CARGO_TARGET_DIR:-target}
 
-cargo build --profile dev --bin labelpress --example loadgen 2>&1 | tail -1
-BIN=$TARGET/debug
-LABELPRESS=$BIN/labelpress
+build_dev --example loadgen
 
 make_workdir
 DATA=$WORK

@@ -38,6 +38,15 @@ post_rate() {
         "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}'
 }
 
+# Builds the server (and any further targets given, e.g. `--example
+# loadgen`) in the dev profile the benchmarks measure, then sets BIN (its
+# output folder) and LABELPRESS (the server binary).
+build_dev() {
+    cargo build --profile dev --bin labelpress "$@" 2>&1 | tail -1
+    BIN=${CARGO_TARGET_DIR:-target}/debug
+    LABELPRESS=$BIN/labelpress
+}
+
 # Prints a free loopback port.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -20,11 +20,9 @@ ROUNDS=${ISO_ROUNDS:-4}
 SECONDS_RUN=${ISO_SECONDS:-10}
 CONCURRENCY=${ISO_CONCURRENCY:-8}
 BODY=benches/data/label.json
-TARGET=${CARGO_TARGET_DIR:-target}
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
 
-cargo build --profile dev --bin labelpress 2>&1 | tail -1
-LABELPRESS=$TARGET/debug/labelpress
+build_dev
 
 make_workdir
 

@@ -27,11 +27,8 @@ SECONDS_RUN=${LOAD_SECONDS:-30}
 ROUNDS=${LOAD_ROUNDS:-3}
 CONCURRENCY=${LOAD_CONCURRENCY:-8}
 BODY=benches/data/label.json
-TARGET=${CARGO_TARGET_DIR:-target}
 
-cargo build --profile dev --bin labelpress --example loadgen --example render_rate 2>&1 | tail -1
-BIN=$TARGET/debug
-LABELPRESS=$BIN/labelpress
+build_dev --example loadgen --example render_rate
 # A target dir shared with other checkouts may hold another checkout's binary
 # under the plain name; this checkout's build is then among deps/.
 if ! "$LABELPRESS" serve --help | grep -q -- --services; then
