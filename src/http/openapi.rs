@@ -389,7 +389,7 @@ fn render_parameters() -> Value {
          "description": "PNG only: `true` for a 1-bit black-and-white PNG (direct thermal printers); `false` (default) for RGB. `1` and `0` are taken too; anything else: 400 API-006.",
          "schema": {"type": "boolean", "default": false}},
         {"name": "barcodes", "in": "query", "required": false,
-         "description": "ZPL only: `native` writes the QR Codes and Data Matrix symbols the printer can draw exactly as placed (the document's `settings.print_dpi` equal to the label's dpi, upright, black, printable ASCII content, no option but a QR Code's `ecl`) as its own `^BQ`/`^BX` commands, everything else as dots; `graphic` (default) writes every barcode as dots. ASCII case ignored; anything else: 400 API-006.",
+         "description": "ZPL only: `native` writes the barcodes the printer can draw exactly as placed (the document's `settings.print_dpi` equal to the label's dpi, upright, black on no background, no option but a QR Code's `ecl`: Code 128 and GS1-128 as `^BC` with labelpress's own subsets, Code 39 `^B3`, Interleaved 2 of 5 and ITF-14 `^B2`, QR Code `^BQ` and Data Matrix `^BX` with printable ASCII content) as its own commands, everything else as dots; `graphic` (default) writes every barcode as dots. ASCII case ignored; anything else: 400 API-006.",
          "schema": {"type": "string", "enum": ["native", "graphic"], "default": "graphic"}},
     ])
 }

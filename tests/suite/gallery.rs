@@ -123,6 +123,9 @@ fn zxing_format(format: &str) -> &'static str {
         "qrcode" | "qr" | "gs1_qr" => "QR Code",
         "datamatrix" | "gs1_datamatrix" => "Data Matrix",
         "maxicode" => "MaxiCode",
+        "code39" => "Code 39",
+        "itf" | "itf14" => "ITF",
+        "ean13" => "EAN-13",
         other => panic!("add zxing-cpp's name of {other} to zxing_format"),
     }
 }
@@ -163,6 +166,8 @@ fn decodes_to(element: &Value, symbol: &Value) -> bool {
                 _ => text.starts_with(content),
             }
         }
+        // Without its check digit, the content is the symbol's first 13.
+        "itf14" if content.len() == 13 => text.len() == 14 && text.starts_with(content),
         _ => text == content,
     }
 }

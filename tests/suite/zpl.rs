@@ -311,7 +311,8 @@ fn with_print_dpi_every_bar_and_module_is_whole_dots_wherever_the_symbol_is_plac
 
 /// With `--native-barcodes` (`?barcodes=native`), the QR Code and the Data
 /// Matrix of a document whose `print_dpi` is the label's are the printer's
-/// own `^BQ` and `^BX` at their places, Code 128 stays dots; the ZPL is
+/// own `^BQ` and `^BX` at their places, a Code 128 that switches into
+/// subset C inside the symbol stays dots; the ZPL is
 /// smaller, and every symbol decodes from Zebrash's drawing where the
 /// graphic one is. A document without `print_dpi` is fitted at the label's
 /// dpi for it; one with another `print_dpi` keeps every barcode as dots.
@@ -346,7 +347,8 @@ fn native_barcodes_are_the_printers_own_at_their_places_and_the_zpl_is_smaller()
         let (native_path, native) = zpl_of("native", true);
         assert_eq!(native.matches("^BQN,2,").count(), 1, "{native}");
         assert_eq!(native.matches("^BXN,").count(), 1, "{native}");
-        assert!(!native.contains("^BC"), "Code 128 stays dots");
+        // "LP-2026-0419" switches into subset C after its start.
+        assert!(!native.contains("^BC"), "that Code 128 stays dots");
         assert!(
             native.len() < graphic.len(),
             "{} >= {}",
@@ -402,6 +404,150 @@ fn native_barcodes_are_the_printers_own_at_their_places_and_the_zpl_is_smaller()
             "{:?}: {zpl:.400}",
             request["settings"]
         );
+    }
+}
+
+/// 1-D barcodes with `--native-barcodes`: Code 128 and GS1-128 (`^BC`,
+/// told the encoder's own subsets), Code 39 (`^B3`) and Interleaved 2 of 5
+/// and ITF-14 (`^B2`) are the printer's own commands, and Zebrash draws
+/// each with the very bars of the graphic, placed at fractional
+/// positions; what ZPL renderers draw differently (a switch into subset C
+/// inside a Code 128, EAN's longer guard bars) stays dots.
+#[test]
+fn native_linear_barcodes_print_the_bars_of_the_graphic() {
+    let dir = tempfile::tempdir().unwrap();
+    // (element, its printer command, or None where it stays dots)
+    let barcodes = [
+        (
+            json!({"format": "code128", "content": "LP-ABC-XYZ>^~", "x": 5.37, "y": 4.011, "width": 70, "height": 14}),
+            Some("^BCN,"),
+        ),
+        (
+            json!({"format": "gs1_128", "content": "(00)340123450000000024", "x": 5.123, "y": 21.77, "width": 80, "height": 14}),
+            Some("^BCN,"),
+        ),
+        (
+            json!({"format": "gs1_128", "content": "(01)09501101530003(10)AB-12", "x": 5.8, "y": 39.1, "width": 80, "height": 14}),
+            Some("^BCN,"),
+        ),
+        (
+            json!({"format": "code39", "content": "LP-0419 %$", "x": 6.01, "y": 56.35, "width": 80, "height": 14}),
+            Some("^B3N,"),
+        ),
+        (
+            json!({"format": "itf", "content": "12345678", "x": 5.55, "y": 73.2, "width": 45, "height": 14}),
+            Some("^B2N,"),
+        ),
+        (
+            json!({"format": "itf14", "content": "1540014128876", "x": 5.5, "y": 90.4, "width": 80, "height": 14}),
+            Some("^B2N,"),
+        ),
+        (
+            json!({"format": "code128", "content": "LP-2026-0419", "x": 5.2, "y": 107.6, "width": 60, "height": 14}),
+            None,
+        ),
+        (
+            json!({"format": "ean13", "content": "4006381333931", "x": 5.91, "y": 124.3, "width": 40, "height": 18}),
+            None,
+        ),
+    ];
+    let elements: Vec<Value> = barcodes
+        .iter()
+        .map(|(e, _)| {
+            let mut e = e.clone();
+            e["type"] = json!("barcode");
+            e
+        })
+        .collect();
+    // The middle of each symbol's bars, above its human-readable text.
+    let bar_boxes: Vec<[f64; 4]> = elements
+        .iter()
+        .map(|e| {
+            let (x, y) = (e["x"].as_f64().unwrap(), e["y"].as_f64().unwrap());
+            let (w, h) = (e["width"].as_f64().unwrap(), e["height"].as_f64().unwrap());
+            [x, y, x + w, y + h * 0.5]
+        })
+        .collect();
+    let mut draw_jobs = Vec::new();
+    let mut cases = Vec::new();
+    for dpi in [203u32, 300] {
+        let request = json!({"settings": {"print_dpi": dpi},
+            "pages": [{"width": 100, "height": 150, "elements": elements}]});
+        let path = dir.path().join(format!("linear-{dpi}.json"));
+        std::fs::write(&path, request.to_string()).unwrap();
+        let zpl_of = |name: &str, native: bool| {
+            let out = dir.path().join(format!("linear-{name}-{dpi}.zpl"));
+            let mut command = labelpress(dir.path());
+            command
+                .arg("render")
+                .arg(&path)
+                .arg("-o")
+                .arg(&out)
+                .arg("--no-system-fonts");
+            if native {
+                command.arg("--native-barcodes");
+            }
+            run(&mut command);
+            (out.clone(), std::fs::read_to_string(&out).unwrap())
+        };
+        let (graphic_path, graphic) = zpl_of("graphic", false);
+        let (native_path, native) = zpl_of("native", true);
+        for prefix in ["^BCN,", "^B3N,", "^B2N,"] {
+            let expected = barcodes.iter().filter(|(_, c)| *c == Some(prefix)).count();
+            assert_eq!(
+                native.matches(prefix).count(),
+                expected,
+                "{prefix} at {dpi}: {native}"
+            );
+            assert!(!graphic.contains(prefix), "{graphic:.300}");
+        }
+        assert!(
+            !native.contains("^BE") && !native.contains(">5"),
+            "{native}"
+        );
+        assert!(
+            native.len() < graphic.len(),
+            "{} >= {}",
+            native.len(),
+            graphic.len()
+        );
+        let (width, height) = label_sizes(&native)[0];
+        for (name, zpl) in [("graphic", &graphic_path), ("native", &native_path)] {
+            let prefix = dir.path().join(format!("linear-{name}-{dpi}-zebrash"));
+            draw_jobs.push(
+                json!({"zpl": zpl, "dpi": dpi, "width": width, "height": height, "out": prefix}),
+            );
+        }
+        cases.push((dpi, request));
+    }
+    draw(&Value::Array(draw_jobs), dir.path());
+    for (dpi, request) in &cases {
+        let drawn = |name: &str| {
+            dir.path()
+                .join(format!("linear-{name}-{dpi}-zebrash-1.png"))
+        };
+        let checks = json!([
+            {"theirs": [drawn("native")], "ours": [drawn("graphic")], "dpi": dpi, "boxes": bar_boxes},
+        ]);
+        let file = dir.path().join(format!("linear-checks-{dpi}.json"));
+        std::fs::write(&file, checks.to_string()).unwrap();
+        let report = python_json("zplcheck.py", &[file.as_os_str()], "Pillow, zxing-cpp");
+        let entry = &report[0];
+        check_barcodes(
+            request,
+            &entry["decoded"],
+            Path::new(&format!("native ZPL at {dpi} dpi")),
+        );
+        for ((element, _), rows) in barcodes.iter().zip(entry["box_rows"].as_array().unwrap()) {
+            let bars = rows["ours"].as_array().unwrap();
+            assert!(bars.len() > 20, "{element}: {rows}");
+            assert_eq!(
+                rows["theirs"], rows["ours"],
+                "{element} at {dpi} dpi: the printer's bars (theirs) against the graphic's"
+            );
+        }
+        let agreement = entry["sheets"][0]["agreement"].as_f64().unwrap();
+        assert!(agreement >= 0.995, "{dpi} dpi: {agreement}");
     }
 }
 

@@ -10,9 +10,13 @@ JOBS.json: [{"theirs": [PNG per label], "ours": [PNG per sheet],
 Prints JSON, one entry per job: {"sheets": [{"theirs": [w, h],
 "ours": [w, h], "agreement": fraction of dots both call black or both
 white, "black": black dots of ours}], "decoded": {"pages": [[symbol, ...]
-per label], "boxes": [[symbol, ...] per box]}} with symbols as
+per label], "boxes": [[symbol, ...] per box]}, "box_rows": [{"theirs":
+[run, ...], "ours": [run, ...]} per box]} with symbols as
 tests/support/gallery.py gives them. A box is decoded from its crop on
-every label (zxing-cpp finds MaxiCode only alone in an image).
+every label (zxing-cpp finds MaxiCode only alone in an image). A box's
+rows are the lengths of the dark and light runs (dark first) along the
+middle row of the box on the first label of each, and on the first
+sheet.
 """
 import json
 import sys
@@ -55,7 +59,31 @@ def job(spec):
         c = [round(v * dots_per_mm) for v in (x0 - 2, y0 - 2, x1 + 2, y1 + 2)]
         boxes.append([s for t in theirs
                       for s in read(np.ascontiguousarray(t[max(c[1], 0):c[3], max(c[0], 0):c[2]]))])
-    return {"sheets": sheets, "decoded": {"pages": [read(t) for t in theirs], "boxes": boxes}}
+    box_rows = []
+    if theirs and spec["ours"]:
+        ours = grey(spec["ours"][0])
+        for (x0, y0, x1, y1) in spec["boxes"]:
+            row = round((y0 + y1) / 2 * dots_per_mm)
+            span = slice(max(round(x0 * dots_per_mm), 0), round(x1 * dots_per_mm))
+            box_rows.append({"theirs": runs(theirs[0][row, span] < 128),
+                             "ours": runs(ours[row, span] < 128)})
+    return {"sheets": sheets, "decoded": {"pages": [read(t) for t in theirs], "boxes": boxes},
+            "box_rows": box_rows}
+
+
+def runs(dark):
+    """Lengths of the runs of a row of dots, from its first dark dot."""
+    out, current, length = [], True, 0
+    for d in dark.tolist()[int(np.argmax(dark)):] if dark.any() else []:
+        if d == current:
+            length += 1
+        else:
+            out.append(length)
+            current, length = d, 1
+    if length:
+        out.append(length)
+    # The light run after the last bar reaches the box's edge: not a space.
+    return out[:-1] if not current else out
 
 
 if __name__ == "__main__":

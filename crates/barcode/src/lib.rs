@@ -8,6 +8,7 @@
 //! `catch_unwind`: no request can panic or abort the process.
 
 mod aztec;
+pub mod code128;
 mod datamatrix;
 mod error;
 pub mod fit;
@@ -201,6 +202,16 @@ pub fn encode(
         Symbology::MaxiCode => maxicode::encode(content, options),
         _ => unreachable!("every symbology is matched above"),
     }
+}
+
+/// The GS1 modulo-10 check digit of `digits` (the check digit's place
+/// excluded): the last digit of a GTIN or an ITF-14. `None` unless every
+/// character is an ASCII digit.
+pub fn gs1_check_digit(digits: &str) -> Option<char> {
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| linear::gs1_check_digit(digits))
 }
 
 /// Encode and render to SVG in one step.

@@ -34,7 +34,7 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
     let alt = string(&b.content.replace(char::is_control, " "));
     let native = ctx
         .native_dpi
-        .is_some_and(|dpi| crate::native_barcode::is_native(ctx.doc, barcode, dpi));
+        .is_some_and(|dpi| crate::native_barcode::is_native(ctx.doc, barcode, at, dpi));
     let mut parts = match ctx.doc.settings.print_dpi {
         // The printer draws the symbol: an empty box in its place.
         _ if native => "none".into(),
