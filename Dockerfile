@@ -12,11 +12,12 @@ WORKDIR /src
 # crate under crates/, the binary (cargo metadata lists its declared path)
 # and the benches (cargo metadata leaves out a missing one: their names are
 # read from Cargo.toml). A change to the sources then rebuilds only the
-# workspace's three crates; a change to a Cargo.toml or Cargo.lock builds
+# workspace's crates; a change to a Cargo.toml or Cargo.lock builds
 # every crate again. The fuzz crate is outside the workspace and not copied.
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/barcode/Cargo.toml crates/barcode/
 COPY crates/document/Cargo.toml crates/document/
+COPY crates/verify/Cargo.toml crates/verify/
 RUN for crate in crates/*/; do mkdir -p "${crate}src" && touch "${crate}src/lib.rs"; done \
  && metadata=$(cargo metadata --no-deps --locked --format-version 1) \
  && benches=$(awk -F '"' '/^\[/ { bench = ($0 == "[[bench]]") } bench && /^name *=/ { print "benches/" $2 ".rs" }' Cargo.toml) \

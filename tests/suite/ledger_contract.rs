@@ -1,4 +1,4 @@
-//! The ledger contract (`src/verify/ledger.rs`) against both stores. Each
+//! The ledger contract (`crates/verify/src/ledger.rs`) against both stores. Each
 //! behaviour is written once, as a function generic over [`Ledger`];
 //! [`contract!`] runs it as `sled::<name>` on the embedded ledger in a
 //! temporary folder and as `postgres::<name>` on a fresh database of the

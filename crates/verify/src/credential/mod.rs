@@ -1,11 +1,11 @@
-//! What the render route's guard ([`crate::auth`]) and the verifier's routes
-//! ([`crate::verify`]) share about credentials, written once: the token's
+//! What the render route's guard and the verifier's routes (both in the
+//! `labelpress` crate) share about credentials, written once: the token's
 //! digest, the `Authorization: Bearer` header, the wall clock expiry and
 //! cache times are read from, and rate limits ([`rate_limit`]).
 
 pub mod rate_limit;
 
-use axum::http::{header, HeaderMap};
+use http::{header, HeaderMap};
 use sha2::{Digest, Sha256};
 
 /// SHA-256 of a token: the only form in which a token is stored, keyed or
@@ -107,11 +107,10 @@ pub fn bearer(headers: &HeaderMap) -> Result<&str, BearerError> {
 }
 
 /// Headers carrying `Authorization: <value>`, for tests of the routes'
-/// credential handling.
-#[cfg(test)]
-pub(crate) fn authorization(value: &str) -> HeaderMap {
+/// credential handling (the verifier's and the render route's).
+pub fn authorization(value: &str) -> HeaderMap {
     let mut headers = HeaderMap::new();
-    let value = axum::http::HeaderValue::from_str(value).expect("a header value");
+    let value = http::HeaderValue::from_str(value).expect("a header value");
     headers.insert(header::AUTHORIZATION, value);
     headers
 }
@@ -126,7 +125,7 @@ pub fn now_ms() -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
+    use http::HeaderValue;
 
     use super::*;
 

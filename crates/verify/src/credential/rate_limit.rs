@@ -71,14 +71,16 @@ impl FailedAuth {
     }
 }
 
-pub(crate) fn quota(limit: RateLimit) -> Quota {
+/// governor's quota for `limit` (a zero rate is one a second; a zero burst
+/// is the rate).
+pub fn quota(limit: RateLimit) -> Quota {
     let per_second = NonZeroU32::new(limit.per_second).unwrap_or(NonZeroU32::MIN);
     let burst = NonZeroU32::new(limit.burst).unwrap_or(per_second);
     Quota::per_second(per_second).allow_burst(burst)
 }
 
 /// Whole seconds to wait, at least 1 (a `Retry-After: 0` invites a hot loop).
-pub(crate) fn whole_seconds(d: Duration) -> u64 {
+pub fn whole_seconds(d: Duration) -> u64 {
     (d.as_secs() + u64::from(d.subsec_nanos() > 0)).max(1)
 }
 

@@ -790,7 +790,7 @@ mod tests {
         assert_eq!(granted, 300);
         let left = store.get("tok_AAAAAAAAAAAA").unwrap().unwrap();
         assert_eq!(left.balance, 0);
-        assert_eq!(left.usage.len(), crate::verify::record::RECENT_USAGE);
+        assert_eq!(left.usage.len(), crate::record::RECENT_USAGE);
     }
 }
 
@@ -947,7 +947,7 @@ mod uncharged_tests {
 #[cfg(test)]
 mod older_store_tests {
     use super::*;
-    use crate::verify::history::{Bucket, DAY_MS};
+    use crate::history::{Bucket, DAY_MS};
 
     fn deduct(hash: &TokenHash) -> Deduction<'_> {
         Deduction {

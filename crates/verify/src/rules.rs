@@ -320,7 +320,7 @@ mod tests {
             r.deduct(1, i);
         }
         let usage = r.recent_usage();
-        assert_eq!(usage.len(), crate::verify::record::RECENT_USAGE);
+        assert_eq!(usage.len(), crate::record::RECENT_USAGE);
         assert_eq!((usage[0].at, usage[0].balance), (29, 70));
         assert_eq!((r.balance, r.last_used_at), (70, Some(29)));
     }

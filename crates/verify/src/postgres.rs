@@ -1,7 +1,7 @@
 //! The ledger on PostgreSQL (`--database-url`), shared by every verifier
 //! node given the same database: a [`Ledger`]. Schema: `migrations/0001_ledger.sql` to
 //! `migrations/0003_uncharged.sql` (`0004_templates.sql` is the stored
-//! templates', [`crate::templates::postgres`]), applied at start by [`super::migrations`].
+//! templates', the `labelpress` crate's `templates::postgres`), applied at start by [`super::migrations`].
 //!
 //! A deduction without an `Idempotency-Key` is one statement: a conditional
 //! decrement of the token's row that checks revocation, the ban (copied
