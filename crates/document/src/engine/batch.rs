@@ -368,7 +368,8 @@ impl Engine {
                     let raster =
                         Raster::resolve(options.dpi, options.mono, &laid.document, &self.config)
                             .map_err(refused)?;
-                    let (pngs, _) = self.render_png_at(laid, &raster, None, now)?;
+                    let (pngs, _) =
+                        self.render_png_at(laid, &laid.display_list(), &raster, None, now)?;
                     entries.extend(pngs.into_iter().enumerate().map(|(sheet, png)| {
                         (archive::sheet_name(index + 1, sheet + 1, "png"), png)
                     }));

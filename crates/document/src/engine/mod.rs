@@ -23,6 +23,7 @@ pub use self::raster::{Format, Output, PngOptions};
 use self::world::RenderWorld;
 pub use self::zpl::ZplOptions;
 use crate::config::RuntimeConfig;
+use crate::layout::display::Sheet;
 use crate::layout::LaidOut;
 use crate::lower::{self, Lowered};
 use crate::template::{self, Body};
@@ -220,9 +221,11 @@ impl Engine {
                     Raster::resolve(options.dpi, options.mono, &doc.document, &self.config)
                         .map_err(refused)?;
                 let now = clock();
-                let (mut pngs, sheets) = self.render_png_at(doc, &raster, options.sheet, now)?;
+                let placed = doc.display_list();
+                let (mut pngs, sheets) =
+                    self.render_png_at(doc, &placed, &raster, options.sheet, now)?;
                 let name = crate::pdf::output::file_name(&doc.document.settings, now);
-                let warnings = crate::warnings::check(doc).len();
+                let warnings = crate::warnings::check_placed(doc, &placed).len();
                 if pngs.len() == 1 {
                     let sheet = options.sheet.unwrap_or(1);
                     return Ok(Rendered {
@@ -268,10 +271,10 @@ impl Engine {
         let limits = &self.config.limits;
         let dpi = raster.dpi as u32;
         let native_dpi = options.native_barcodes.then_some(dpi);
+        let placed = doc.display_list();
         // Per sheet, the printer's own commands for its native barcodes.
         let native: Vec<Vec<String>> = match native_dpi {
-            Some(dpi) => doc
-                .display_list()
+            Some(dpi) => placed
                 .iter()
                 .map(|sheet| {
                     sheet
@@ -290,7 +293,7 @@ impl Engine {
         };
         let mut out = String::new();
         let mut delivered = 0;
-        let sheets = self.draw_sheets(doc, options.sheet, native_dpi, now, |page, sheet| {
+        let sheets = self.draw_sheets(doc, &placed, options.sheet, native_dpi, now, |page, sheet| {
             let pixmap = raster.pixmap(page, sheet, limits)?;
             let dots = zpl::Dots::from_rgba(pixmap.data(), pixmap.width() as usize);
             drop(pixmap);
@@ -318,7 +321,7 @@ impl Engine {
             delivered_sheets: delivered,
             documents: 1,
             file_name,
-            warnings: crate::warnings::check(doc).len(),
+            warnings: crate::warnings::check_placed(doc, &placed).len(),
         })
     }
 
@@ -333,18 +336,19 @@ impl Engine {
         only: Option<usize>,
     ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
         let raster = Raster::resolve(dpi, mono, &doc.document, &self.config).map_err(refused)?;
-        self.render_png_at(doc, &raster, only, clock())
+        self.render_png_at(doc, &doc.display_list(), &raster, only, clock())
     }
 
     fn render_png_at(
         &self,
         laid: &LaidOut,
+        placed: &[Sheet],
         raster: &Raster,
         only: Option<usize>,
         now: OffsetDateTime,
     ) -> Result<(Vec<Vec<u8>>, usize), RenderError> {
         let mut pngs = Vec::new();
-        let sheets = self.draw_sheets(laid, only, None, now, |page, sheet| {
+        let sheets = self.draw_sheets(laid, placed, only, None, now, |page, sheet| {
             pngs.push(raster.png(page, sheet, &self.config.limits)?);
             Ok(())
         })?;
@@ -359,12 +363,13 @@ impl Engine {
     fn draw_sheets(
         &self,
         laid: &LaidOut,
+        placed: &[Sheet],
         only: Option<usize>,
         native_dpi: Option<u32>,
         now: OffsetDateTime,
         mut draw: impl FnMut(&typst_layout::Page, usize) -> Result<(), Violation>,
     ) -> Result<usize, RenderError> {
-        let lowered = lower::lower_for(laid, &self.config, self.fonts.as_ref(), native_dpi);
+        let lowered = lower::lower_for(laid, placed, &self.config, self.fonts.as_ref(), native_dpi);
         let sheets = lowered.sheets;
         if let Some(sheet) = only.filter(|s| !(1..=sheets).contains(s)) {
             return Err(refused(Violation {
@@ -404,7 +409,8 @@ impl Engine {
     /// the clock is an input, so a caller (a test) fixes it without touching
     /// the process environment.
     pub fn render_at(&self, laid: &LaidOut, now: OffsetDateTime) -> Result<Rendered, RenderError> {
-        let lowered = self.lower(laid);
+        let placed = laid.display_list();
+        let lowered = lower::lower_for(laid, &placed, &self.config, self.fonts.as_ref(), None);
         let doc = &laid.document;
         let sheets = lowered.sheets;
         let pdf = self.compile(lowered, &Export::of(doc), now)?;
@@ -415,7 +421,7 @@ impl Engine {
             delivered_sheets: sheets,
             documents: 1,
             file_name: crate::pdf::output::file_name(&doc.settings, now),
-            warnings: crate::warnings::check(laid).len(),
+            warnings: crate::warnings::check_placed(laid, &placed).len(),
         })
     }
 

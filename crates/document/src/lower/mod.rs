@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
 use crate::ir::Document;
-use crate::layout::display::Item;
+use crate::layout::display::{Item, Sheet};
 use crate::layout::{FontCatalog, LaidOut, PieceKind};
 use crate::style::split_language;
 
@@ -75,19 +75,21 @@ pub(crate) struct Ctx<'a> {
 
 /// Lowers a laid-out document to Typst source.
 pub fn lower(laid: &LaidOut, config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
-    lower_for(laid, config, fonts, None)
+    lower_for(laid, &laid.display_list(), config, fonts, None)
 }
 
-/// As [`lower`], for ZPL labels of `native_dpi` with printer-native
-/// barcodes: their symbols are left out (the ZPL writer adds the printer's
-/// own command in their place).
+/// As [`lower`], writing `placed` (the document's display list, built once
+/// by a caller that also hands it to the warnings); with `native_dpi`, for
+/// ZPL labels of that dpi with printer-native barcodes: their symbols are
+/// left out (the ZPL writer adds the printer's own command in their place).
 pub fn lower_for(
     laid: &LaidOut,
+    placed: &[Sheet],
     config: &RuntimeConfig,
     fonts: &dyn FontCatalog,
     native_dpi: Option<u32>,
 ) -> Lowered {
-    lower_documents(&[laid], config, fonts, native_dpi)
+    lower_documents(&[(laid, placed)], config, fonts, native_dpi)
 }
 
 /// Several documents as one Typst document (a batch's PDF): each one's
@@ -96,11 +98,17 @@ pub fn lower_for(
 /// their own document, and the PDF's metadata is the first document's
 /// (`#set document` may only come before any content).
 pub fn lower_batch(docs: &[&LaidOut], config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
-    lower_documents(docs, config, fonts, None)
+    let placed: Vec<Vec<Sheet>> = docs.iter().map(|laid| laid.display_list()).collect();
+    let docs: Vec<(&LaidOut, &[Sheet])> = docs
+        .iter()
+        .zip(&placed)
+        .map(|(laid, sheets)| (*laid, sheets.as_slice()))
+        .collect();
+    lower_documents(&docs, config, fonts, None)
 }
 
 fn lower_documents(
-    docs: &[&LaidOut],
+    docs: &[(&LaidOut, &[Sheet])],
     config: &RuntimeConfig,
     fonts: &dyn FontCatalog,
     native_dpi: Option<u32>,
@@ -109,8 +117,7 @@ fn lower_documents(
     out.push_str(&PRELUDE_CODE);
     let mut images = Vec::new();
     let mut link_alts = Vec::new();
-    for (i, laid) in docs.iter().enumerate() {
-        let sheets = laid.display_list();
+    for (i, &(laid, sheets)) in docs.iter().enumerate() {
         let total_sheets = sheets.len();
         let first_sheet = sheets
             .iter()

@@ -27,6 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{Element, Page};
+use crate::layout::display::Sheet;
 use crate::layout::geometry::{Frame, Zone};
 use crate::layout::{LaidOut, PieceKind, Sheets, TableLayout};
 use crate::validate::RequestError;
@@ -116,6 +117,12 @@ pub struct Warning {
 /// The warnings of a validated document, in document order (pages, then
 /// header and footer; overlaps last), at most [`MAX_WARNINGS`].
 pub fn check(laid: &LaidOut) -> Vec<Warning> {
+    check_placed(laid, &laid.display_list())
+}
+
+/// As [`check`], reading `placed`, the document's display list, which a
+/// render builds once for its lowering and its warnings.
+pub fn check_placed(laid: &LaidOut, placed: &[Sheet]) -> Vec<Warning> {
     let mut w = Collector {
         dpi: laid
             .document
@@ -142,7 +149,7 @@ pub fn check(laid: &LaidOut) -> Vec<Warning> {
         }
     }
     if !w.full() {
-        overlap::check(laid, &mut w);
+        overlap::check(laid, placed, &mut w);
     }
     w.out
 }

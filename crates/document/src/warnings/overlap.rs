@@ -23,9 +23,9 @@ use std::collections::HashSet;
 
 use super::{mm, Code, Collector};
 use crate::ir::{Element, Rect};
-use crate::layout::display::Source;
-use crate::layout::geometry::Frame;
+use crate::layout::display::{Sheet, Source};
 use crate::layout::LaidOut;
+use crate::layout::geometry::Frame;
 
 /// Overlap across (mm) that counts: side bearings are not glyphs.
 const HORIZONTAL_SLACK: f64 = 0.05;
@@ -193,10 +193,10 @@ fn overlaps(texts: &[Placed], budget: &mut usize) -> Vec<(usize, usize, f64, f64
     found
 }
 
-pub(super) fn check(laid: &LaidOut, w: &mut Collector) {
+pub(super) fn check(laid: &LaidOut, placed: &[Sheet], w: &mut Collector) {
     let mut budget = MAX_PAIRS;
     let mut reported: HashSet<(Origin, Origin)> = HashSet::new();
-    for sheet in laid.display_list() {
+    for sheet in placed {
         // Only a page's first sheet and those with blocks hold anything the
         // header and footer have not met yet.
         let blocks = sheet
