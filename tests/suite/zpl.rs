@@ -309,6 +309,50 @@ fn with_print_dpi_every_bar_and_module_is_whole_dots_wherever_the_symbol_is_plac
     }
 }
 
+/// A request's ZPL, written by the CLI: its file, its text, and the file
+/// prefix the renderer's drawing of it takes.
+struct Zpl {
+    path: PathBuf,
+    text: String,
+    drawn: PathBuf,
+}
+
+impl Zpl {
+    /// render.mjs's job drawing this file at `dpi`, at the label's size.
+    fn draw_job(&self, dpi: u32) -> Value {
+        let (width, height) = label_sizes(&self.text)[0];
+        json!({"zpl": self.path, "dpi": dpi, "width": width, "height": height, "out": self.drawn})
+    }
+}
+
+/// `request` written to `dir` as `{stem}.json` and rendered as ZPL twice:
+/// its barcodes as dots (`{stem}-graphic.zpl`) and with
+/// `--native-barcodes` (`{stem}-native.zpl`); drawings go to
+/// `{stem}-{graphic,native}-zebrash-N.png`.
+fn graphic_and_native(dir: &Path, stem: &str, request: &Value) -> [Zpl; 2] {
+    let path = dir.join(format!("{stem}.json"));
+    std::fs::write(&path, request.to_string()).unwrap();
+    ["graphic", "native"].map(|name| {
+        let out = dir.join(format!("{stem}-{name}.zpl"));
+        let mut command = labelpress(dir);
+        command
+            .arg("render")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .arg("--no-system-fonts");
+        if name == "native" {
+            command.arg("--native-barcodes");
+        }
+        run(&mut command);
+        Zpl {
+            text: std::fs::read_to_string(&out).unwrap(),
+            path: out,
+            drawn: dir.join(format!("{stem}-{name}-zebrash")),
+        }
+    })
+}
+
 /// With `--native-barcodes` (`?barcodes=native`), the QR Code and the Data
 /// Matrix of a document whose `print_dpi` is the label's are the printer's
 /// own `^BQ` and `^BX` at their places, a Code 128 that switches into
@@ -326,25 +370,9 @@ fn native_barcodes_are_the_printers_own_at_their_places_and_the_zpl_is_smaller()
         // Code 128, QR, Data Matrix and a turned QR (which stays dots).
         let elements = request["pages"][0]["elements"].as_array_mut().unwrap();
         elements.retain(|e| e["format"] != "gs1_128" && e["format"] != "ean13");
-        let path = dir.path().join(format!("native-{dpi}.json"));
-        std::fs::write(&path, request.to_string()).unwrap();
-        let zpl_of = |name: &str, native: bool| {
-            let out = dir.path().join(format!("{name}-{dpi}.zpl"));
-            let mut command = labelpress(dir.path());
-            command
-                .arg("render")
-                .arg(&path)
-                .arg("-o")
-                .arg(&out)
-                .arg("--no-system-fonts");
-            if native {
-                command.arg("--native-barcodes");
-            }
-            run(&mut command);
-            (out.clone(), std::fs::read_to_string(&out).unwrap())
-        };
-        let (graphic_path, graphic) = zpl_of("graphic", false);
-        let (native_path, native) = zpl_of("native", true);
+        let [graphic, native] = graphic_and_native(dir.path(), &format!("native-{dpi}"), &request);
+        draw_jobs.extend([&graphic, &native].map(|zpl| zpl.draw_job(dpi)));
+        let (graphic, native) = (graphic.text, native.text);
         assert_eq!(native.matches("^BQN,2,").count(), 1, "{native}");
         assert_eq!(native.matches("^BXN,").count(), 1, "{native}");
         // "LP-2026-0419" switches into subset C after its start.
@@ -355,18 +383,14 @@ fn native_barcodes_are_the_printers_own_at_their_places_and_the_zpl_is_smaller()
             native.len(),
             graphic.len()
         );
-        let (width, height) = label_sizes(&native)[0];
-        for (name, zpl) in [("graphic", &graphic_path), ("native", &native_path)] {
-            let prefix = dir.path().join(format!("{name}-{dpi}-zebrash"));
-            draw_jobs.push(
-                json!({"zpl": zpl, "dpi": dpi, "width": width, "height": height, "out": prefix}),
-            );
-        }
         cases.push((dpi, request));
     }
     draw(&Value::Array(draw_jobs), dir.path());
     for (dpi, request) in &cases {
-        let drawn = |name: &str| dir.path().join(format!("{name}-{dpi}-zebrash-1.png"));
+        let drawn = |name: &str| {
+            dir.path()
+                .join(format!("native-{dpi}-{name}-zebrash-1.png"))
+        };
         let checks = json!([
             {"theirs": [drawn("graphic")], "ours": [drawn("graphic")], "dpi": dpi, "boxes": []},
             {"theirs": [drawn("native")], "ours": [drawn("native")], "dpi": dpi, "boxes": []},
@@ -473,25 +497,9 @@ fn native_linear_barcodes_print_the_bars_of_the_graphic() {
     for dpi in [203u32, 300] {
         let request = json!({"settings": {"print_dpi": dpi},
             "pages": [{"width": 100, "height": 150, "elements": elements}]});
-        let path = dir.path().join(format!("linear-{dpi}.json"));
-        std::fs::write(&path, request.to_string()).unwrap();
-        let zpl_of = |name: &str, native: bool| {
-            let out = dir.path().join(format!("linear-{name}-{dpi}.zpl"));
-            let mut command = labelpress(dir.path());
-            command
-                .arg("render")
-                .arg(&path)
-                .arg("-o")
-                .arg(&out)
-                .arg("--no-system-fonts");
-            if native {
-                command.arg("--native-barcodes");
-            }
-            run(&mut command);
-            (out.clone(), std::fs::read_to_string(&out).unwrap())
-        };
-        let (graphic_path, graphic) = zpl_of("graphic", false);
-        let (native_path, native) = zpl_of("native", true);
+        let [graphic, native] = graphic_and_native(dir.path(), &format!("linear-{dpi}"), &request);
+        draw_jobs.extend([&graphic, &native].map(|zpl| zpl.draw_job(dpi)));
+        let (graphic, native) = (graphic.text, native.text);
         for prefix in ["^BCN,", "^B3N,", "^B2N,"] {
             let expected = barcodes.iter().filter(|(_, c)| *c == Some(prefix)).count();
             assert_eq!(
@@ -511,20 +519,13 @@ fn native_linear_barcodes_print_the_bars_of_the_graphic() {
             native.len(),
             graphic.len()
         );
-        let (width, height) = label_sizes(&native)[0];
-        for (name, zpl) in [("graphic", &graphic_path), ("native", &native_path)] {
-            let prefix = dir.path().join(format!("linear-{name}-{dpi}-zebrash"));
-            draw_jobs.push(
-                json!({"zpl": zpl, "dpi": dpi, "width": width, "height": height, "out": prefix}),
-            );
-        }
         cases.push((dpi, request));
     }
     draw(&Value::Array(draw_jobs), dir.path());
     for (dpi, request) in &cases {
         let drawn = |name: &str| {
             dir.path()
-                .join(format!("linear-{name}-{dpi}-zebrash-1.png"))
+                .join(format!("linear-{dpi}-{name}-zebrash-1.png"))
         };
         let checks = json!([
             {"theirs": [drawn("native")], "ours": [drawn("graphic")], "dpi": dpi, "boxes": bar_boxes},

@@ -107,9 +107,10 @@ pub struct Usage {
     pub balance: u64,
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 impl TokenRecord {
-    /// An active record of account `acme` for unit tests.
+    /// An active record of account `acme` for unit tests (this crate's, and
+    /// the HTTP layer's through the `test-support` feature).
     pub fn sample(balance: u64) -> TokenRecord {
         TokenRecord {
             id: "tok_AAAAAAAAAAAA".into(),

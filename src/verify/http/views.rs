@@ -223,20 +223,8 @@ mod tests {
     #[test]
     fn a_view_shows_the_status_at_its_time_and_a_page_its_next_offset() {
         let record = TokenRecord {
-            id: "tok_AAAAAAAAAAAA".into(),
-            hint: "lp_AAAAA".into(),
-            account: "acme".into(),
-            balance: 5,
             expires_at: Some(10),
-            rate_limit: None,
-            revoked: false,
-            banned: false,
-            created_at: 0,
-            last_used_at: None,
-            usage: vec![],
-            uncharged: 0,
-            pending_key: None,
-            lease_tat: 0,
+            ..TokenRecord::sample(5)
         };
         assert_eq!(TokenView::of(&record, 9).status, "active");
         assert_eq!(TokenView::of(&record, 10).status, "expired");

@@ -24,8 +24,8 @@ use std::collections::HashSet;
 use super::{mm, Code, Collector};
 use crate::ir::{Element, Rect};
 use crate::layout::display::{Sheet, Source};
-use crate::layout::LaidOut;
 use crate::layout::geometry::Frame;
+use crate::layout::LaidOut;
 
 /// Overlap across (mm) that counts: side bearings are not glyphs.
 const HORIZONTAL_SLACK: f64 = 0.05;
