@@ -103,9 +103,20 @@ pub struct Image {
 #[derive(Debug, Clone)]
 pub struct Table {
     pub spec: TableElement,
-    /// Row by row, one entry per column in column order; `None` where the
-    /// row gives the column no value or a span covers the cell.
-    pub cells: Vec<Vec<Option<Cell>>>,
+    /// Row by row, one slot per column in column order. Validation decides
+    /// which slots a span covers, once; layout places the others.
+    pub cells: Vec<Vec<Slot>>,
+}
+
+/// One (row, column) place of a table's body.
+#[derive(Debug, Clone)]
+pub enum Slot {
+    /// A cell starts here (its spans reach right and down from it).
+    Cell(Cell),
+    /// The row gives the column no value: an empty cell of one row and column.
+    Empty,
+    /// A span from a cell above or to the left covers this place.
+    Covered,
 }
 
 /// A body cell as validation read it: its text (strings as given, numbers

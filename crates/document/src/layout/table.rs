@@ -20,7 +20,7 @@ use super::measure::break_lines;
 use super::measure::FontCatalog;
 use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
-use crate::ir::Table;
+use crate::ir::{Slot, Table};
 use crate::model::*;
 use crate::rich_text::FittedText;
 use crate::rich_text::{parse_rich_text, Run};
@@ -258,32 +258,25 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
         }
     }
 
-    // Body cells, row by row in column order; cells covered by a span are skipped.
+    // Body cells, row by row in column order; places a span covers
+    // (validation marked them) are skipped.
     let body_zone = t.body.as_ref().and_then(|b| b.cell.as_ref());
     let row_header_zone = t.row_header.as_ref().and_then(|b| b.cell.as_ref());
     let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.as_ref());
-    let mut covered: HashMap<(usize, usize), ()> = HashMap::new();
     let mut body = Vec::with_capacity(rows * t.columns.len());
     for (r, row) in table.cells.iter().enumerate() {
         for (c, column) in t.columns.iter().enumerate() {
-            if covered.contains_key(&(r, c)) {
-                continue;
-            }
             let (text, style, link, rs, cs) = match &row[c] {
-                Some(cell) => (
+                Slot::Covered => continue,
+                Slot::Cell(cell) => (
                     cell.text.as_str(),
                     cell.style.as_deref(),
                     cell.link.as_deref(),
                     cell.row_span,
                     cell.col_span,
                 ),
-                None => ("", None, None, 1, 1),
+                Slot::Empty => ("", None, None, 1, 1),
             };
-            for rr in r..r + rs {
-                for cc in c..c + cs {
-                    covered.insert((rr, cc), ());
-                }
-            }
             let row_header = column.role == Some(ColumnRole::RowHeader);
             let zone_style = if row_header {
                 &row_header_zone
@@ -705,7 +698,7 @@ mod tests {
             .map(|row| {
                 row.iter()
                     .map(|text| {
-                        Some(Cell {
+                        Slot::Cell(Cell {
                             text: text.to_string(),
                             style: None,
                             link: None,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{element_bounds, Frame, Validator};
-use crate::ir::{Cell, Element, Stack, Table};
+use crate::ir::{Cell, Element, Slot, Stack, Table};
 use crate::layout::geometry::table_width;
 use crate::model::*;
 
@@ -29,7 +29,7 @@ impl Validator<'_> {
         t: &TableElement,
         rows: Vec<Value>,
         frame: &Frame,
-    ) -> Vec<Vec<Option<Cell>>> {
+    ) -> Vec<Vec<Slot>> {
         self.coordinate(&format!("{path}.x"), t.x);
         self.coordinate(&format!("{path}.y"), t.y);
         if let Some(w) = t.width {
@@ -168,14 +168,9 @@ impl Validator<'_> {
 
     /// The rows' rules, and the rows as cells in column order (their values
     /// moved, not copied).
-    fn rows_rules(
-        &mut self,
-        path: &str,
-        t: &TableElement,
-        rows: Vec<Value>,
-    ) -> Vec<Vec<Option<Cell>>> {
+    fn rows_rules(&mut self, path: &str, t: &TableElement, rows: Vec<Value>) -> Vec<Vec<Slot>> {
         let nrows = rows.len();
-        let mut cells: Vec<Vec<Option<Cell>>> = Vec::with_capacity(nrows);
+        let mut cells: Vec<Vec<Slot>> = Vec::with_capacity(nrows);
         let index: HashMap<&str, usize> = t
             .columns
             .iter()
@@ -191,7 +186,7 @@ impl Validator<'_> {
             .and_then(|p| p.keep_spans_together)
             .unwrap_or(true);
         for (r, row) in rows.into_iter().enumerate() {
-            let mut line: Vec<Option<Cell>> = vec![None; ncols];
+            let mut line: Vec<Slot> = vec![Slot::Empty; ncols];
             let Value::Object(row) = row else {
                 self.push(
                     format!("{path}.rows[{r}]"),
@@ -220,7 +215,7 @@ impl Validator<'_> {
                     Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)
                 );
                 if simple && (covered.is_empty() || !covered.contains_key(&(r, c))) {
-                    line[c] = Some(Cell::simple(value));
+                    line[c] = Slot::Cell(Cell::simple(value));
                     continue;
                 }
                 let cpath = format!("{path}.rows[{r}].{key}");
@@ -324,7 +319,7 @@ impl Validator<'_> {
                 if cs > 1 {
                     spans.push((c, cs, key));
                 }
-                line[c] = Some(cell);
+                line[c] = Slot::Cell(cell);
             }
             // A cell of this row inside a span this row starts: keys are
             // visited in name order, so it may have come before its span.
@@ -332,7 +327,6 @@ impl Validator<'_> {
                 for c2 in c + 1..c + cs {
                     if given[c2] && !reported[c2] {
                         reported[c2] = true;
-                        line[c2] = None;
                         self.push(
                             format!("{path}.rows[{r}].{}", t.columns[c2].key),
                             format!("this cell is covered by the span of rows[{r}].{key}"),
@@ -341,6 +335,12 @@ impl Validator<'_> {
                 }
             }
             cells.push(line);
+        }
+        // The places spans cover (a cell given there is refused above).
+        for &(r, c) in covered.keys() {
+            if let Some(slot) = cells.get_mut(r).and_then(|line| line.get_mut(c)) {
+                *slot = Slot::Covered;
+            }
         }
         cells
     }

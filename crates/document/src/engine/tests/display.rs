@@ -116,3 +116,44 @@ fn bounds_are_in_sheet_coordinates_after_margin_anchor_and_rotation() {
     // Anchored to the content box's right edge (95 mm), 4 mm in.
     assert_eq!(bounds[2].right(), 91.0);
 }
+
+/// Validation decides once which places of a table's body a span covers:
+/// a cell starts where a value is given, a place without a value is an
+/// empty cell, and the places a row or column span reaches are covered.
+#[test]
+fn validation_marks_the_places_spans_cover_once_for_layout() {
+    use crate::ir::Slot;
+    let laid = laid_out(json!({"pages": [{"width": 100, "height": 100, "elements": [
+        {"type": "table", "x": 0, "y": 0, "width": 90,
+         "columns": [{"key": "a", "width": {"mode": "auto"}}, {"key": "b", "width": {"mode": "auto"}}, {"key": "c", "width": {"mode": "auto"}}],
+         "rows": [
+            {"a": {"value": "A", "row_span": 2}, "b": {"value": "B", "col_span": 2}},
+            {"b": "b1"},
+            {"a": "a2"}
+         ]}
+    ]}]}));
+    let Element::Table(table) = &laid.document.pages[0].elements[0] else {
+        panic!("a table")
+    };
+    let kinds: Vec<Vec<&str>> = table
+        .cells
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|slot| match slot {
+                    Slot::Cell(_) => "cell",
+                    Slot::Empty => "empty",
+                    Slot::Covered => "covered",
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ["cell", "cell", "covered"],
+            ["covered", "cell", "empty"],
+            ["cell", "empty", "empty"],
+        ]
+    );
+}
