@@ -189,7 +189,7 @@ pub fn push_num(out: &mut String, v: f64) {
     }
     let milli = milli.unsigned_abs();
     let (int, frac) = (milli / 1000, milli % 1000);
-    let _ = write!(out, "{int}");
+    out.push_str(itoa::Buffer::new().format(int));
     if frac != 0 {
         let digits = [
             (frac / 100) as u8,

@@ -41,18 +41,20 @@ pub fn num(v: f64) -> String {
         scaled.unsigned_abs() / 10_000,
         scaled.unsigned_abs() % 10_000,
     );
-    let mut out = String::with_capacity(12);
+    // Room for "mm" or "pt" after the longest number, so that [`mm`] and
+    // [`pt`] append without reallocating.
+    let mut out = String::with_capacity(24);
     if scaled < 0 {
         out.push('-');
     }
-    let _ = write!(out, "{int}");
+    out.push_str(itoa::Buffer::new().format(int));
     if frac != 0 {
-        let mut digits = format!("{frac:04}");
-        while digits.ends_with('0') {
-            digits.pop();
-        }
+        let digits = [frac / 1000, frac / 100 % 10, frac / 10 % 10, frac % 10];
+        let len = 4 - digits.iter().rev().take_while(|&&d| d == 0).count();
         out.push('.');
-        out.push_str(&digits);
+        for &digit in &digits[..len] {
+            out.push(char::from(b'0' + digit as u8));
+        }
     }
     out
 }
@@ -71,11 +73,15 @@ fn slow_num(v: f64) -> String {
 }
 
 pub fn mm(v: f64) -> String {
-    format!("{}mm", num(v))
+    let mut out = num(v);
+    out.push_str("mm");
+    out
 }
 
 pub fn pt(v: f64) -> String {
-    format!("{}pt", num(v))
+    let mut out = num(v);
+    out.push_str("pt");
+    out
 }
 
 /// A colour with optional opacity (0..=1).
