@@ -37,8 +37,8 @@ pub mod worker;
 
 pub use labelpress_barcode as barcode;
 pub use labelpress_document::{
-    config, engine, ir, json_strict, layout, lower, model, pdf, request_schema, rich_text, style,
-    template, validate, warnings, Engine, RenderError, Rendered,
+    config, engine, ir, json_strict, layout, lower, model, native_barcode, pdf, request_schema,
+    rich_text, style, template, validate, warnings, Engine, RenderError, Rendered,
 };
 pub use labelpress_verify::{credential, group_commit, postgres_pool, postgres_tls, synced_sled};
 

@@ -3,11 +3,18 @@
 //! never panic; and the ZPL writer must write any sheet of dots as labels
 //! whose graphic fields decode back to exactly those dots.
 //!
-//! Input layout: byte 0 picks the part. Even: the rest is split on 0xFF
-//! into an `Accept` value and a query string (each lossily UTF-8), given to
-//! `output::negotiate` and `output::Query` as the route gives them. Odd: the
-//! next two bytes are the sheet's width in pixels (1 to 512) and the rest
-//! its RGBA pixels, drawn as one label.
+//! And printer-native Code 128: any bars read back as symbol characters,
+//! and any symbol characters written as `^BC` field data, never panic, and
+//! field data never holds `^` or `~` (which would end the field or start a
+//! command).
+//!
+//! Input layout: byte 0 picks the part (modulo 3). 0: the rest is split on
+//! 0xFF into an `Accept` value and a query string (each lossily UTF-8),
+//! given to `output::negotiate` and `output::Query` as the route gives
+//! them. 1: the next two bytes are the sheet's width in pixels (1 to 512)
+//! and the rest its RGBA pixels, drawn as one label. 2: the rest's bits are
+//! a row of modules read as Code 128, and its bytes symbol characters
+//! written as field data.
 
 #![no_main]
 
@@ -23,7 +30,18 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    if pick % 2 == 0 {
+    if pick % 3 == 2 {
+        let bars: Vec<bool> = rest
+            .iter()
+            .flat_map(|b| (0..8).map(move |i| b >> i & 1 == 1))
+            .collect();
+        let _ = labelpress::barcode::code128::symbol_characters(&bars);
+        if let Some(data) = labelpress::native_barcode::code128_field_data(rest) {
+            assert!(!data.contains(['^', '~']), "{data}");
+        }
+        return;
+    }
+    if pick % 3 == 0 {
         let mut fields = rest.split(|&b| b == 0xFF).map(String::from_utf8_lossy);
         let accept = fields.next().unwrap_or_default();
         let query = fields.next().unwrap_or_default();
