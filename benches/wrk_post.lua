@@ -1,12 +1,24 @@
--- wrk script of the HTTP benchmarks (load.sh, isolation.sh, before_after.sh):
--- POSTs BODY_FILE with the bearer TOKEN and prints the same JSON line as
--- examples/loadgen.rs as its last line.
+-- wrk script of the HTTP benchmarks (load.sh, isolation.sh, before_after.sh,
+-- throughput.sh): POSTs BODY_FILE with the bearer TOKEN and prints the same
+-- JSON line as examples/loadgen.rs as its last line. With VARY set, every
+-- request's body has its own order number (ORD-2026-000000 replaced by a
+-- counter): a new document each time, as the issue's measurements render.
 local file = io.open(os.getenv("BODY_FILE"), "rb")
 wrk.method = "POST"
 wrk.body = file:read("*all")
 file:close()
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+
+if os.getenv("VARY") then
+  local template = wrk.body
+  local counter = 0
+  request = function()
+    counter = counter + 1
+    local body = template:gsub("ORD%-2026%-000000", string.format("ORD-2026-%06d", counter))
+    return wrk.format(nil, nil, nil, body)
+  end
+end
 
 local statuses = {}
 local threads = {}

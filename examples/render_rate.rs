@@ -4,7 +4,11 @@
 //! rayon work stays on that one thread and the rate is truly single-threaded.
 //!
 //! `cargo run --example render_rate -- BODY_FILE SECONDS [THREADS]` prints one
-//! JSON line. With THREADS > 1, that many render threads of one process render
+//! JSON line. A BODY_FILE ending in `.typ` is Typst source (the
+//! hand-written baseline, `benches/label_by_hand.typ`) rendered through the
+//! same engine and fonts, with its order number `ORD-2026-000001` replaced
+//! by a counter on every render: a new document each time, as
+//! `benches/throughput.sh` sends LABEL with a new order number each time. With THREADS > 1, that many render threads of one process render
 //! at once (the server's situation without HTTP): against THREADS separate
 //! processes it shows what sharing one process costs.
 
@@ -39,6 +43,7 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let typst = body.ends_with(".typ");
     let body = std::fs::read(body).expect("body file");
     let duration = Duration::from_secs_f64(seconds.parse().expect("seconds"));
     let engine = Engine::new(Default::default(), &FontOptions::EMBEDDED, None);
@@ -49,7 +54,7 @@ fn main() {
             .map(|_| {
                 scope.spawn(|| {
                     threads::become_render_thread();
-                    measure(&engine, &body, duration)
+                    measure(&engine, &body, typst, duration)
                 })
             })
             .collect();
@@ -68,13 +73,24 @@ fn main() {
 }
 
 /// Renders `body` for `duration` after one warm-up render: the renders done.
-fn measure(engine: &Engine, body: &[u8], duration: Duration) -> u64 {
+fn measure(engine: &Engine, body: &[u8], typst: bool, duration: Duration) -> u64 {
+    let source = String::from_utf8_lossy(body).into_owned();
+    let mut counter = 0u64;
+    let mut render = || {
+        if typst {
+            counter += 1;
+            let source = source.replace("ORD-2026-000001", &format!("ORD-2026-{counter:06}"));
+            drop(engine.render_typst(source).expect("the source compiles"));
+        } else {
+            drop(engine.render_bytes(body).expect("the document renders"));
+        }
+    };
     // Warm-up: fonts and caches as a running server has them.
-    engine.render_bytes(body).expect("the document renders");
+    render();
     let started = Instant::now();
     let mut n = 0u64;
     while started.elapsed() < duration {
-        engine.render_bytes(body).expect("the document renders");
+        render();
         n += 1;
     }
     n
