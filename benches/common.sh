@@ -52,6 +52,22 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# Starts `labelpress serve` (every service in one process) on a free port
+# with the data dir $1 and a system token, waits until it is healthy, and
+# makes a bench token through its admin API. Sets PORT, BASE, PID,
+# SYSTEM_TOKEN (no verification, no charge) and TOKEN (charged as a
+# customer's). Needs LABELPRESS (build_dev).
+serve_with_tokens() {
+    PORT=$(free_port)
+    BASE=http://127.0.0.1:$PORT
+    SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+    RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$1" --no-system-fonts \
+        --system-token "$SYSTEM_TOKEN" &
+    PID=$!
+    wait_healthy "$BASE"
+    TOKEN=$(bench_token "$BASE" "$1/admin-token")
+}
+
 # Makes the scratch directory $WORK, removed on exit together with the
 # server whose pid is in $PID, if one is running.
 make_workdir() {

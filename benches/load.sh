@@ -37,29 +37,16 @@ if ! "$LABELPRESS" serve --help | grep -q -- --services; then
     done)
 fi
 
-DATA=$(mktemp -d)
-PORT=$(free_port)
-BASE=http://127.0.0.1:$PORT
-PID=
-cleanup() {
-    [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-    rm -rf "$DATA"
-}
-trap cleanup EXIT
+make_workdir
+DATA=$WORK
 
 echo "profile: dev (cargo build --profile dev); cores: $(nproc); concurrency: $CONCURRENCY; duration: ${SECONDS_RUN}s"
 
-# 1. The server, all services in one process, on a fresh data dir.
-# The system token (no verification, no charge) separates what HTTP and the
-# render threads cost from what the durable per-render charge costs.
-SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-system-fonts \
-    --system-token "$SYSTEM_TOKEN" &
-PID=$!
-wait_healthy "$BASE"
-
-# 2. A token through the admin API (admin token generated into the data dir).
-TOKEN=$(bench_token "$BASE" "$DATA/admin-token")
+# 1. The server, all services in one process, on a fresh data dir, and
+# 2. a token through its admin API. The system token (no verification, no
+# charge) separates what HTTP and the render threads cost from what the
+# durable per-render charge costs.
+serve_with_tokens "$DATA"
 
 # [LOAD_TOKEN=...] load URL BODY_FILE SECONDS: one JSON line (requests, ok, errors, rps, p50_ms,
 # p99_ms, statuses), from wrk or examples/loadgen.

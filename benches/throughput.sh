@@ -22,14 +22,7 @@ command -v wrk >/dev/null || { echo "benches/throughput.sh: needs wrk (apt-get i
 
 build_dev --example render_rate
 make_workdir
-PORT=$(free_port)
-BASE=http://127.0.0.1:$PORT
-SYSTEM_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-RUST_LOG=warn "$LABELPRESS" serve --listen "127.0.0.1:$PORT" --data-dir "$WORK" --no-system-fonts \
-    --system-token "$SYSTEM_TOKEN" &
-PID=$!
-wait_healthy "$BASE"
-TOKEN=$(bench_token "$BASE" "$WORK/admin-token")
+serve_with_tokens "$WORK"
 
 # wrk at concurrency 8 for $2 seconds with token $1: renders per second.
 served() {
