@@ -33,6 +33,7 @@ use std::fmt::Write as _;
 
 use labelpress_barcode::code128;
 use labelpress_barcode::vector::Vector;
+use labelpress_barcode::Symbology;
 
 use crate::ir::{Barcode, Document};
 
@@ -60,12 +61,13 @@ pub fn command(doc: &Document, barcode: &Barcode, at: (f64, f64), dpi: u32) -> O
     let (x, y) = fitted.on_dot_grid((spec.width, spec.height), at, 0, dot);
     let dots = |mm: f64| (mm / dot).round() as i64;
     let (left, top) = (dots(at.0 + x), dots(at.1 + y));
-    let symbology = &spec.options.as_ref().map(|o| &o.symbology);
-    let no_options = symbology.is_none_or(|s| s.is_empty());
+    // The symbology's own options (`ecl`, `version`, ...).
+    let own_options = spec.options.as_ref().map(|o| &o.symbology);
+    let no_options = own_options.is_none_or(|s| s.is_empty());
     let mut out = String::new();
-    match spec.format.as_str() {
-        "qr" | "qrcode" => {
-            let ecl = qr_ecl(symbology.and_then(|s| s.get("ecl")), no_options)?;
+    match spec.format.parse::<Symbology>().ok()? {
+        Symbology::Qr => {
+            let ecl = qr_ecl(own_options.and_then(|s| s.get("ecl")), no_options)?;
             printable(&spec.content)?;
             if top < QR_SHIFT_DOTS || module > MAX_BY_MODULE {
                 return None;
@@ -77,7 +79,7 @@ pub fn command(doc: &Document, barcode: &Barcode, at: (f64, f64), dpi: u32) -> O
                 spec.content
             );
         }
-        "datamatrix" if no_options => {
+        Symbology::DataMatrix if no_options => {
             printable(&spec.content)?;
             // The escape (FNC1 is `<escape>1`) must not occur in the content;
             // `~`, ZPL's default, starts a control command in the stream.
@@ -91,7 +93,7 @@ pub fn command(doc: &Document, barcode: &Barcode, at: (f64, f64), dpi: u32) -> O
                 spec.content
             );
         }
-        format => {
+        linear => {
             let bars = bar_modules(&fitted.vector)?;
             if module > MAX_BY_MODULE {
                 return None;
@@ -101,14 +103,14 @@ pub fn command(doc: &Document, barcode: &Barcode, at: (f64, f64), dpi: u32) -> O
             if height < 1 {
                 return None;
             }
-            let (ratio, field) = match format {
-                "code128" | "gs1_128" => {
+            let (ratio, field) = match linear {
+                Symbology::Code128 | Symbology::Gs1_128 => {
                     let data = code128_field_data(&code128::symbol_characters(&bars)?)?;
                     ("3", format!("^BCN,{height},N,N,N,N^FD{data}^FS"))
                 }
-                "code39" => ("2", format!("^B3N,N,{height},N,N^FD{}^FS", spec.content)),
-                "itf" => ("3", format!("^B2N,{height},N,N,N^FD{}^FS", spec.content)),
-                "itf14" => {
+                Symbology::Code39 => ("2", format!("^B3N,N,{height},N,N^FD{}^FS", spec.content)),
+                Symbology::Itf => ("3", format!("^B2N,{height},N,N,N^FD{}^FS", spec.content)),
+                Symbology::Itf14 => {
                     let digits = match spec.content.len() {
                         13 => format!(
                             "{}{}",

@@ -107,7 +107,9 @@ pub fn bearer(headers: &HeaderMap) -> Result<&str, BearerError> {
 }
 
 /// Headers carrying `Authorization: <value>`, for tests of the routes'
-/// credential handling (the verifier's and the render route's).
+/// credential handling (the verifier's and the render route's, through the
+/// `test-support` feature).
+#[cfg(any(test, feature = "test-support"))]
 pub fn authorization(value: &str) -> HeaderMap {
     let mut headers = HeaderMap::new();
     let value = http::HeaderValue::from_str(value).expect("a header value");
