@@ -49,8 +49,12 @@ fn the_cycle_script_finds_a_planted_cycle() {
 /// The file of digests of the Typst source every example lowers to.
 const TYPST_DIGESTS: &str = "tests/fixtures/typst-sources.sha256";
 
+/// Documents pinned beside the examples.
+const LOWERING_FIXTURES: &str = "tests/fixtures/lowering";
+
 /// Issue 29: moving code between crates and phases must not change what
-/// is drawn, so the Typst source each example lowers to is pinned by its
+/// is drawn, so the Typst source each example (and each document in
+/// [`LOWERING_FIXTURES`]) lowers to is pinned by its
 /// SHA-256 (`labelpress render --emit-typst`, the fonts .ci/run installs, a fixed
 /// SOURCE_DATE_EPOCH). After an intended change to lowering:
 /// `LABELPRESS_BLESS=1 cargo test --test suite architecture::`.
@@ -58,13 +62,20 @@ const TYPST_DIGESTS: &str = "tests/fixtures/typst-sources.sha256";
 fn every_example_lowers_to_the_pinned_typst_source() {
     use sha2::{Digest, Sha256};
     let root = manifest_dir();
-    let mut examples: Vec<_> = std::fs::read_dir(root.join("examples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    examples.sort();
+    let json_in = |dir: &str| -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+    };
+    let mut examples = json_in("examples");
     assert!(examples.len() >= 7, "{examples:?}");
+    // Documents that reach what the examples do not (links of every kind,
+    // a language with a region, page links from a header).
+    examples.extend(json_in(LOWERING_FIXTURES));
     let mut digests = String::new();
     for example in &examples {
         let out = Command::new(env!("CARGO_BIN_EXE_labelpress"))
