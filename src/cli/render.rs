@@ -160,7 +160,7 @@ fn write_pngs(
         None => (1..=pngs.len()).collect(),
     };
     let file_name = labelpress_document::pdf::output::file_name(
-        &doc.document.settings,
+        &doc.document.settings.delivery,
         labelpress_document::engine::clock(),
     );
     let destinations = png_destinations(request, output, file_name.as_deref(), &numbers)?;

@@ -300,3 +300,50 @@ fn the_cli_renders_several_files_or_a_template_with_records_into_one_file() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("line 2"));
 }
+
+/// A batch PDF has one profile, the first document's: profiles are compared
+/// as the names parse (`PDFA-2B` is `pdfa-2b`, `pdfua-1` is `pdfa-ua1`),
+/// and a different one is refused at the document that asks for it.
+#[test]
+fn a_batch_pdf_shares_the_profile_its_documents_name_in_any_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_profile = |name: &str, profile: &str| {
+        let mut document = label(name);
+        document["settings"] = json!({"profile": profile, "metadata": {"title": name}});
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, document.to_string()).unwrap();
+        path
+    };
+    let out = dir.path().join("batch.pdf");
+    let batch = |paths: &[std::path::PathBuf]| {
+        labelpress(dir.path())
+            .arg("render")
+            .args(paths)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let same = batch(&[with_profile("A1", "pdfa-2b"), with_profile("A2", "PDFA-2B")]);
+    assert!(
+        same.status.success(),
+        "{}",
+        String::from_utf8_lossy(&same.stderr)
+    );
+    let read = read_back(&std::fs::read(&out).unwrap());
+    assert_eq!(read["pages"].as_array().unwrap().len(), 2);
+    let aliases = batch(&[
+        with_profile("U1", "pdfua-1"),
+        with_profile("U2", "PDFA-UA1"),
+    ]);
+    assert!(
+        aliases.status.success(),
+        "{}",
+        String::from_utf8_lossy(&aliases.stderr)
+    );
+
+    let other = batch(&[with_profile("B1", "pdfa-2b"), with_profile("B2", "pdfa-3b")]);
+    assert_eq!(other.status.code(), Some(1), "an invalid batch exits 1");
+    let said = String::from_utf8_lossy(&other.stdout) + String::from_utf8_lossy(&other.stderr);
+    assert!(said.contains("documents[1].settings.profile"), "{said}");
+}

@@ -330,6 +330,7 @@ impl Engine {
             Output::Pdf => {
                 let first = &docs[0].1.document;
                 for (index, laid) in docs {
+                    // Compared as parsed: `PDFA-2B` is `pdfa-2b`.
                     if laid.document.settings.profile != first.settings.profile {
                         return Err(refused(Violation {
                             path: format!("documents[{index}].settings.profile"),

@@ -224,7 +224,7 @@ impl Engine {
                 let placed = doc.display_list();
                 let (mut pngs, sheets) =
                     self.render_png_at(doc, &placed, &raster, options.sheet, now)?;
-                let name = crate::pdf::output::file_name(&doc.document.settings, now);
+                let name = crate::pdf::output::file_name(&doc.document.settings.delivery, now);
                 let warnings = crate::warnings::check_placed(doc, &placed).len();
                 if pngs.len() == 1 {
                     let sheet = options.sheet.unwrap_or(1);
@@ -312,7 +312,7 @@ impl Engine {
             }
             Ok(())
         })?;
-        let file_name = crate::pdf::output::file_name(&doc.document.settings, now)
+        let file_name = crate::pdf::output::file_name(&doc.document.settings.delivery, now)
             .map(|name| format!("{}.zpl", raster::stem(&name)));
         Ok(Rendered {
             bytes: out.into_bytes(),
@@ -420,7 +420,7 @@ impl Engine {
             sheets,
             delivered_sheets: sheets,
             documents: 1,
-            file_name: crate::pdf::output::file_name(&doc.settings, now),
+            file_name: crate::pdf::output::file_name(&doc.settings.delivery, now),
             warnings: crate::warnings::check_placed(laid, &placed).len(),
         })
     }
@@ -501,19 +501,13 @@ struct Export {
 impl Export {
     /// As `doc`'s settings ask.
     fn of(doc: &crate::ir::Document) -> Export {
-        let profile = doc
-            .settings
-            .profile
-            .as_deref()
-            .and_then(crate::pdf::Profile::parse);
-        let meta = doc.settings.metadata.clone().unwrap_or_default();
+        let settings = &doc.settings;
+        let named = |given: &Option<String>| given.clone().unwrap_or_else(|| PRODUCER.to_string());
         Export {
-            profile,
-            // Tags make big documents ~12x larger and slower: only when needed or asked.
-            tagged: profile.is_some_and(|p| p.requires_tags())
-                || doc.settings.tagged.unwrap_or(false),
-            creator: meta.creator.clone().unwrap_or_else(|| PRODUCER.to_string()),
-            producer: meta.producer.unwrap_or_else(|| PRODUCER.to_string()),
+            profile: settings.profile,
+            tagged: settings.tagged,
+            creator: named(&settings.metadata.creator),
+            producer: named(&settings.metadata.producer),
         }
     }
 }

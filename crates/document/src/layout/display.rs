@@ -14,7 +14,7 @@
 use super::flow::{PieceKind, Sheets};
 use super::geometry::{element_bounds, Frame, Zone};
 use super::LaidOut;
-use crate::ir::{Element, Rect};
+use crate::ir::{Element, Link, Rect};
 
 /// Where an item comes from in the request (for paths in findings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -46,6 +46,8 @@ pub struct Item<'a> {
     /// For a table or a stack's table: the rows the flow put on this sheet.
     /// `None` for every other item.
     pub table_rows: Option<&'a PieceKind>,
+    /// The link the item is wrapped in (table cells carry their own).
+    pub link: Option<&'a Link>,
 }
 
 impl<'a> Item<'a> {
@@ -56,6 +58,7 @@ impl<'a> Item<'a> {
             frame,
             bounds: element_bounds(element, &frame),
             table_rows: None,
+            link: element.link(),
         }
     }
 }

@@ -151,7 +151,10 @@ pub fn element_bounds(element: &Element, frame: &Frame) -> Option<Rect> {
             let i = &i.spec;
             boxed(i.x, i.x_anchor.as_ref(), i.y, i.width, i.height, i.rotation)
         }
-        Element::Link(l) => boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None),
+        Element::Link(area) => {
+            let l = &area.spec;
+            boxed(l.x, l.x_anchor.as_ref(), l.y, l.width, l.height, None)
+        }
         Element::Line(l) => {
             let l = &l.spec;
             let (x0, x1) = (l.x1.min(l.x2), l.x1.max(l.x2));

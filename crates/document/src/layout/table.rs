@@ -20,7 +20,7 @@ use super::measure::break_lines;
 use super::measure::FontCatalog;
 use super::text::{fit_text, Measurer};
 use crate::config::StyleDefaults;
-use crate::ir::{Slot, Table};
+use crate::ir::{Link, Settings, Slot, Table};
 use crate::model::*;
 use crate::rich_text::FittedText;
 use crate::rich_text::{parse_rich_text, Run};
@@ -66,7 +66,7 @@ pub struct CellBox {
     /// top, right, bottom, left.
     pub sides: [Side; 4],
     pub text: CellText,
-    pub link: Option<LinkSpec>,
+    pub link: Option<Link>,
 }
 
 /// A laid-out table, ready to paginate and draw.
@@ -133,7 +133,7 @@ struct Pending<'t> {
     /// The complex cell's own `style` (level 4).
     own: Option<&'t TableCellStyle>,
     alternate: Option<&'t FillStyle>,
-    link: Option<&'t LinkSpec>,
+    link: Option<&'t Link>,
 }
 
 /// Where a cell's text is in the table element.
@@ -177,7 +177,7 @@ struct CellStyle {
     fill: Option<ResolvedFill>,
     sides: [Side; 4],
     /// The highest style level's `text.link`: makes the cell a link.
-    link: Option<LinkSpec>,
+    link: Option<Link>,
 }
 
 /// Lays a (validated) table out; `left` is its page x in mm.
@@ -590,7 +590,7 @@ fn resolve_cell_style(
     };
     CellStyle {
         text,
-        link: merged_text.link,
+        link: merged_text.link.as_ref().map(Link::resolve),
         padding,
         offset,
         fill: resolve_fill(fill.as_ref()),

@@ -46,8 +46,8 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
         // A link in `hrt.style` covers the text's box (validation refuses
         // it together with the element's own link, which covers it all).
         let mut pad = 0.0;
-        if let Some(link) = b.hrt.as_ref().and_then(|h| h.style.as_ref()?.link.as_ref()) {
-            pad = link.padding.unwrap_or(0.0);
+        if let Some(link) = &barcode.text_link {
+            pad = link.padding;
             body = ctx.link_body(link, body);
         }
         let _ = write!(

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::typst::{self as ty, mm, num};
 use super::Ctx;
-use crate::ir::{Barcode, Element, Image, Shape, Text};
+use crate::ir::{Barcode, Border, Element, Image, Link, Shape, Target, Text};
 use crate::layout::display::Item;
 use crate::layout::geometry::{rotated, Frame};
 use crate::layout::FittedText;
@@ -50,51 +50,33 @@ impl Ctx<'_> {
     pub(crate) fn element(&mut self, item: &Item, sheet_width: f64) {
         let (element, frame) = (item.element, &item.frame);
         let at = item.bounds.map_or(frame.origin, |b| (b.x, b.y));
-        let (placed, link) = match element {
-            Element::Text(t) => (
-                self.text(t, at, sheet_width),
-                t.spec
-                    .link
-                    .as_ref()
-                    .or(t.spec.style.as_ref().and_then(|s| s.link.as_ref())),
-            ),
-            Element::Rect(r) => (self.rect(r, at), r.spec.link.as_ref()),
-            Element::Circle(c) => (self.circle(c, at), c.spec.link.as_ref()),
-            Element::Ellipse(e) => (self.ellipse(e, at), e.spec.link.as_ref()),
-            Element::Polygon(p) => (self.polygon(p, at), p.spec.link.as_ref()),
-            Element::Line(l) => (
-                self.line(l, frame, l.spec.link.is_some()),
-                l.spec.link.as_ref(),
-            ),
-            Element::Image(i) => (self.image(i, at), i.spec.link.as_ref()),
-            Element::Barcode(b) => (self.barcode(b, at), b.spec.link.as_ref()),
-            Element::Link(l) => {
-                let body = format!("box(width: {}, height: {})", mm(l.width), mm(l.height));
-                let spec = LinkSpec {
-                    target: l.target.clone(),
-                    alt: l.alt.clone(),
-                    padding: l.padding,
-                    border: l.border.clone(),
-                };
-                self.emit(
-                    Placed {
-                        x: at.0,
-                        y: at.1,
-                        body,
-                        unbounded: false,
-                    },
-                    Some(&spec),
-                );
-                return;
-            }
+        let placed = match element {
+            Element::Text(t) => self.text(t, at, sheet_width),
+            Element::Rect(r) => self.rect(r, at),
+            Element::Circle(c) => self.circle(c, at),
+            Element::Ellipse(e) => self.ellipse(e, at),
+            Element::Polygon(p) => self.polygon(p, at),
+            Element::Line(l) => self.line(l, frame, item.link.is_some()),
+            Element::Image(i) => self.image(i, at),
+            Element::Barcode(b) => self.barcode(b, at),
+            Element::Link(area) => Placed {
+                x: at.0,
+                y: at.1,
+                body: format!(
+                    "box(width: {}, height: {})",
+                    mm(area.spec.width),
+                    mm(area.spec.height)
+                ),
+                unbounded: false,
+            },
             // Flow elements print as their pieces: table rows, block items.
             Element::Table(_) | Element::Stack(_) => return,
         };
-        self.emit(placed, link);
+        self.emit(placed, item.link);
     }
 
     /// Places `body` with its top left at (x, y), inside `link` when given.
-    pub(crate) fn emit_placed(&mut self, x: f64, y: f64, body: String, link: Option<&LinkSpec>) {
+    pub(crate) fn emit_placed(&mut self, x: f64, y: f64, body: String, link: Option<&Link>) {
         self.emit(
             Placed {
                 x,
@@ -107,18 +89,17 @@ impl Ctx<'_> {
     }
 
     /// Writes `place(...)`, wrapping the body in its link when it has one.
-    fn emit(&mut self, placed: Placed, link: Option<&LinkSpec>) {
+    fn emit(&mut self, placed: Placed, link: Option<&Link>) {
         let Placed {
             mut x,
             mut y,
             mut body,
             unbounded,
         } = placed;
-        if let Some(spec) = link {
-            let pad = spec.padding.unwrap_or(0.0);
-            body = self.link_body(spec, body);
-            x -= pad;
-            y -= pad;
+        if let Some(link) = link {
+            body = self.link_body(link, body);
+            x -= link.padding;
+            y -= link.padding;
         }
         if unbounded {
             body = format!("block(width: {}, {body})", mm(UNBOUNDED_WIDTH_MM));
@@ -129,43 +110,28 @@ impl Ctx<'_> {
     /// `body` inside the link `spec`, grown by its padding (place it that
     /// much further up and left). Records the link's `alt` for the sheet
     /// (`Lowered::link_alts`): every link is placed through here, in order.
-    pub(crate) fn link_body(&mut self, spec: &LinkSpec, body: String) -> String {
+    pub(crate) fn link_body(&mut self, link: &Link, body: String) -> String {
         if let Some(alts) = self.link_alts.get_mut(self.sheet.wrapping_sub(1)) {
-            alts.push(spec.alt.clone());
+            alts.push(link.alt.clone());
         }
-        let pad = spec.padding.unwrap_or(0.0);
-        let stroke = match &spec.border {
-            Some(b) if b.width.unwrap_or(0.0) > 0.0 => {
-                let c = b
-                    .color
-                    .as_deref()
-                    .and_then(Rgb::parse)
-                    .unwrap_or(Rgb::BLACK);
-                format!(
-                    ", stroke: {} + {}",
-                    mm(b.width.unwrap_or(0.0)),
-                    ty::colour(c, 1.0)
-                )
+        let stroke = match link.border {
+            Some(Border { width, colour }) => {
+                format!(", stroke: {} + {}", mm(width), ty::colour(colour, 1.0))
             }
-            _ => String::new(),
+            None => String::new(),
         };
         format!(
             "link({}, box(inset: {}{stroke}, {body}))",
-            self.destination(&spec.target),
-            mm(pad)
+            self.destination(&link.target),
+            mm(link.padding)
         )
     }
 
-    fn destination(&self, target: &LinkTarget) -> String {
+    fn destination(&self, target: &Target) -> String {
         match target {
-            LinkTarget::Url { url } => ty::string(url.trim()),
-            LinkTarget::Page { page, x, y } => {
-                let sheet = self.sheets_before
-                    + self
-                        .first_sheet
-                        .get((*page - 1) as usize)
-                        .copied()
-                        .unwrap_or(1);
+            Target::Url(url) => ty::string(url),
+            Target::Page { page, x, y } => {
+                let sheet = self.sheets_before + self.first_sheet.get(*page).copied().unwrap_or(1);
                 format!(
                     "(page: {sheet}, x: {}, y: {} + {})",
                     mm(*x),

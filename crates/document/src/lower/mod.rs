@@ -16,10 +16,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::config::RuntimeConfig;
-use crate::ir::Document;
+use crate::ir::{Document, Language};
 use crate::layout::display::{Item, Sheet};
 use crate::layout::{FontCatalog, LaidOut, PieceKind};
-use crate::style::split_language;
 
 /// The set rules every generated document starts with.
 pub const PRELUDE: &str = include_str!("../../templates/prelude.typ");
@@ -171,7 +170,7 @@ impl Ctx<'_> {
     /// language back to Typst's default when it names none, so that it
     /// does not inherit the one before it.
     fn document_settings(&mut self, first: bool) {
-        let meta = self.doc.settings.metadata.clone().unwrap_or_default();
+        let meta = &self.doc.settings.metadata;
         let mut fields = Vec::new();
         if let Some(t) = &meta.title {
             fields.push(format!("title: {}", typst::string(t)));
@@ -199,12 +198,12 @@ impl Ctx<'_> {
             typst::pt(self.config.defaults.font_size),
             typst::colour(self.text_colour, 1.0),
         );
-        match meta.language.as_deref().and_then(split_language) {
-            Some((lang, region)) => {
-                let _ = write!(text, ", lang: {}", typst::string(&lang));
+        match &meta.language {
+            Some(Language { lang, region }) => {
+                let _ = write!(text, ", lang: {}", typst::string(lang));
                 match region {
                     Some(r) => {
-                        let _ = write!(text, ", region: {}", typst::string(&r));
+                        let _ = write!(text, ", region: {}", typst::string(r));
                     }
                     None if !first => text.push_str(", region: none"),
                     None => {}

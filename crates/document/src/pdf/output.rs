@@ -2,19 +2,17 @@
 
 use time::OffsetDateTime;
 
-use crate::model::{OutputMode, Settings};
+use crate::ir::Delivery;
 
 /// Longest file name, in characters, before `.pdf` is added.
 const MAX_NAME_CHARS: usize = 200;
 
-/// The download name, or `None` in binary mode.
-pub fn file_name(settings: &Settings, now: OffsetDateTime) -> Option<String> {
-    let output = settings.output.as_ref()?;
-    if output.mode.unwrap_or_default() != OutputMode::File {
+/// The download name, or `None` when the PDF is answered inline.
+pub fn file_name(delivery: &Delivery, now: OffsetDateTime) -> Option<String> {
+    let Delivery::File { name } = delivery else {
         return None;
-    }
-    let cleaned = output
-        .file_name
+    };
+    let cleaned = name
         .as_deref()
         .map(sanitise)
         .filter(|n| !n.is_empty() && n != ".pdf");

@@ -3,7 +3,7 @@
 
 use super::{Frame, Validator};
 use crate::config::StyleDefaults;
-use crate::ir::Barcode;
+use crate::ir::{Barcode, Link};
 use crate::layout::fallback::no_glyph_message;
 use crate::layout::{fit_text, Measurer};
 use crate::model::{BarcodeElement, Settings, TextAlign};
@@ -121,6 +121,12 @@ impl Validator<'_> {
             });
         match symbol {
             Ok(symbol) => Some(Barcode {
+                link: b.link.as_ref().map(Link::resolve),
+                text_link: b
+                    .hrt
+                    .as_ref()
+                    .and_then(|h| h.style.as_ref()?.link.as_ref())
+                    .map(Link::resolve),
                 spec: b,
                 symbol,
                 text,

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Frame, Validator, Zone};
 use crate::config::POLYGON_POINTS;
-use crate::ir::{Element, Image, Paint, Rect, Shape, Text};
+use crate::ir::{Element, Image, Link, LinkArea, Paint, Rect, Shape, Text};
 use crate::layout::fallback::{closest_families, no_glyph_message};
 use crate::layout::{fit_text, FittedText, Measurer};
 use crate::model::*;
@@ -46,30 +46,59 @@ impl Validator<'_> {
                 let spec: LineElement = self.parse(path, &object)?;
                 let width = self.env.config.defaults.line_stroke_width;
                 let paint = self.paint(spec.stroke.as_ref(), None, width);
-                Element::Line(Box::new(Shape { spec, paint }))
+                Element::Line(Box::new(Shape {
+                    link: spec.link.as_ref().map(Link::resolve),
+                    spec,
+                    paint,
+                }))
             }
             "rect" => {
                 let spec: RectElement = self.parse(path, &object)?;
                 let mut paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
                 paint.corner_radius = Some(self.corner_radius(spec.corner_radius));
-                Element::Rect(Box::new(Shape { spec, paint }))
+                Element::Rect(Box::new(Shape {
+                    link: spec.link.as_ref().map(Link::resolve),
+                    spec,
+                    paint,
+                }))
             }
             "circle" => {
                 let spec: CircleElement = self.parse(path, &object)?;
                 let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
-                Element::Circle(Box::new(Shape { spec, paint }))
+                Element::Circle(Box::new(Shape {
+                    link: spec.link.as_ref().map(Link::resolve),
+                    spec,
+                    paint,
+                }))
             }
             "ellipse" => {
                 let spec: EllipseElement = self.parse(path, &object)?;
                 let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
-                Element::Ellipse(Box::new(Shape { spec, paint }))
+                Element::Ellipse(Box::new(Shape {
+                    link: spec.link.as_ref().map(Link::resolve),
+                    spec,
+                    paint,
+                }))
             }
             "polygon" => {
                 let spec: PolygonElement = self.parse(path, &object)?;
                 let paint = self.shape_paint(spec.stroke.as_ref(), spec.fill.as_ref());
-                Element::Polygon(Box::new(Shape { spec, paint }))
+                Element::Polygon(Box::new(Shape {
+                    link: spec.link.as_ref().map(Link::resolve),
+                    spec,
+                    paint,
+                }))
             }
-            "link" => Element::Link(self.parse(path, &object)?),
+            "link" => {
+                let spec: LinkElement = self.parse(path, &object)?;
+                let link = Link::from_parts(
+                    &spec.target,
+                    spec.alt.as_ref(),
+                    spec.padding,
+                    spec.border.as_ref(),
+                );
+                Element::Link(Box::new(LinkArea { spec, link }))
+            }
             "image" => {
                 let spec = self.parse(path, &object)?;
                 Element::Image(Box::new(self.image(path, spec, frame)?))
@@ -253,7 +282,8 @@ impl Validator<'_> {
                 self.fill_rules(path, p.fill.as_ref());
                 self.link_rules(&format!("{path}.link"), p.link.as_ref());
             }
-            Element::Link(l) => {
+            Element::Link(area) => {
+                let l = &area.spec;
                 self.x_rules(path, l.x, l.x_anchor.as_ref(), frame);
                 self.coordinate(&format!("{path}.y"), l.y);
                 self.positive(&format!("{path}.width"), l.width);
@@ -326,10 +356,16 @@ impl Validator<'_> {
             &format!("{path}.style.link"),
             t.style.as_ref().and_then(|s| s.link.as_ref()),
         );
+        let link = t
+            .link
+            .as_ref()
+            .or(t.style.as_ref().and_then(|s| s.link.as_ref()))
+            .map(Link::resolve);
         Text {
             spec: t,
             style,
             fitted,
+            link,
         }
     }
 
@@ -501,6 +537,7 @@ impl Validator<'_> {
         self.link_rules(&format!("{path}.link"), i.link.as_ref());
         Some(Image {
             bytes: loaded?.bytes,
+            link: i.link.as_ref().map(Link::resolve),
             spec: i,
         })
     }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{element_bounds, Frame, Validator};
-use crate::ir::{Cell, Element, Slot, Stack, Table};
+use crate::ir::{Cell, Element, Link, Slot, Stack, Table};
 use crate::layout::geometry::table_width;
 use crate::model::*;
 
@@ -266,7 +266,7 @@ impl Validator<'_> {
                         let typed = Cell {
                             text: cell_text(cell.value.unwrap_or(Value::Null)),
                             style: cell.style.map(Box::new),
-                            link: cell.link.map(Box::new),
+                            link: cell.link.as_ref().map(|l| Box::new(Link::resolve(l))),
                             row_span: row_span.max(1) as usize,
                             col_span: col_span.max(1) as usize,
                         };

@@ -1,8 +1,14 @@
 //! The validated document: what validation makes of a request, typed and
 //! resolved once (a barcode's fitted symbol, an image's checked bytes, a
-//! table's cell grid). Built by [`crate::validate`] from the wire types of
+//! table's cell grid, shapes' paint, links, the settings). Built by [`crate::validate`] from the wire types of
 //! [`crate::model`]; laid out by [`crate::layout`], never written into by a
 //! later phase.
+
+mod link;
+mod settings;
+
+pub use link::{Border, Link, Target};
+pub use settings::{Delivery, Language, Metadata, Settings};
 
 use crate::model::*;
 
@@ -16,7 +22,7 @@ pub enum Element {
     Circle(Box<Shape<CircleElement>>),
     Ellipse(Box<Shape<EllipseElement>>),
     Polygon(Box<Shape<PolygonElement>>),
-    Link(LinkElement),
+    Link(Box<LinkArea>),
     Image(Box<Image>),
     Table(Box<Table>),
     Stack(Box<Stack>),
@@ -32,12 +38,36 @@ impl Element {
             Element::Circle(e) => e.spec.z_index,
             Element::Ellipse(e) => e.spec.z_index,
             Element::Polygon(e) => e.spec.z_index,
-            Element::Link(e) => e.z_index,
+            Element::Link(e) => e.spec.z_index,
             Element::Image(e) => e.spec.z_index,
             Element::Table(e) => e.spec.z_index,
             Element::Stack(e) => e.z_index,
         }
     }
+
+    /// The link the element is wrapped in (a text's own, else its style's).
+    /// Tables and stacks have none: their cells and block items carry theirs.
+    pub fn link(&self) -> Option<&Link> {
+        match self {
+            Element::Text(e) => e.link.as_ref(),
+            Element::Barcode(e) => e.link.as_ref(),
+            Element::Line(e) => e.link.as_ref(),
+            Element::Rect(e) => e.link.as_ref(),
+            Element::Circle(e) => e.link.as_ref(),
+            Element::Ellipse(e) => e.link.as_ref(),
+            Element::Polygon(e) => e.link.as_ref(),
+            Element::Link(e) => Some(&e.link),
+            Element::Image(e) => e.link.as_ref(),
+            Element::Table(_) | Element::Stack(_) => None,
+        }
+    }
+}
+
+/// A link element: its box as requested and its link.
+#[derive(Debug, Clone)]
+pub struct LinkArea {
+    pub spec: LinkElement,
+    pub link: Link,
 }
 
 /// A line, rectangle, circle, ellipse or polygon as validation leaves it:
@@ -46,6 +76,7 @@ impl Element {
 pub struct Shape<T> {
     pub spec: T,
     pub paint: Paint,
+    pub link: Option<Link>,
 }
 
 /// A shape's paint, every field decided: the element's stroke and fill
@@ -69,6 +100,8 @@ pub struct Text {
     pub spec: TextElement,
     pub style: crate::style::ResolvedText,
     pub fitted: crate::rich_text::FittedText,
+    /// Its own link, else its style's (validation refuses both).
+    pub link: Option<Link>,
 }
 
 impl Text {
@@ -88,6 +121,11 @@ pub struct Barcode {
     pub symbol: labelpress_barcode::fit::Fitted,
     /// The human-readable text's style and its line fitted to the box width.
     pub text: Option<(crate::style::ResolvedText, crate::rich_text::FittedText)>,
+    /// The element's link, covering the whole box.
+    pub link: Option<Link>,
+    /// The link of `hrt.style`, covering the human-readable text only
+    /// (validation refuses it beside the element's own).
+    pub text_link: Option<Link>,
 }
 
 /// An image element as validation leaves it: the request and the image
@@ -96,6 +134,7 @@ pub struct Barcode {
 pub struct Image {
     pub spec: ImageElement,
     pub bytes: std::sync::Arc<Vec<u8>>,
+    pub link: Option<Link>,
 }
 
 /// A table as validation leaves it: the request without its `rows`, and
@@ -126,7 +165,7 @@ pub enum Slot {
 pub struct Cell {
     pub text: String,
     pub style: Option<Box<TableCellStyle>>,
-    pub link: Option<Box<LinkSpec>>,
+    pub link: Option<Box<Link>>,
     pub row_span: usize,
     pub col_span: usize,
 }
