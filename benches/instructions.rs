@@ -6,12 +6,23 @@
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/debug/deps/instructions-* baseline 50
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/debug/deps/instructions-* labelpress 50
 //! ```
-//! (`labelpress-barcodes` includes the label's Code 128 and QR code.)
+//! (`labelpress` is examples/label.json, with its Code 128 and QR code;
+//! `labelpress-barcodes` adds two more; `baseline-barcodes` is the
+//! hand-written label with examples/label.json's two barcodes pre-drawn as
+//! SVG images, the baseline issue 33 names.)
 
 use labelpress::engine::fonts::FontOptions;
 use labelpress::Engine;
 
-const MODES: [&str; 3] = ["baseline", "labelpress", "labelpress-barcodes"];
+#[path = "predrawn.rs"]
+mod predrawn;
+
+const MODES: [&str; 4] = [
+    "baseline",
+    "baseline-barcodes",
+    "labelpress",
+    "labelpress-barcodes",
+];
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| !a.starts_with('-'));
@@ -28,11 +39,18 @@ fn main() {
     let by_hand = include_str!("label_by_hand.typ");
     let template: serde_json::Value =
         serde_json::from_str(include_str!("../examples/label.json")).unwrap();
+    // LABEL's own barcodes, drawn before anything is counted.
+    let by_hand_barcodes = predrawn::with_predrawn_barcodes(by_hand, &template);
     for i in 0..n {
         match mode.as_str() {
             "baseline" => {
                 engine
                     .render_typst(by_hand.replace("RECIPIENT", &format!("Recipient {i}")))
+                    .unwrap();
+            }
+            "baseline-barcodes" => {
+                engine
+                    .render_typst(by_hand_barcodes.replace("RECIPIENT", &format!("Recipient {i}")))
                     .unwrap();
             }
             "labelpress" | "labelpress-barcodes" => {
