@@ -14,7 +14,7 @@
 use labelpress::engine::fonts::FontOptions;
 use labelpress::Engine;
 
-#[path = "predrawn.rs"]
+#[path = "support/predrawn.rs"]
 mod predrawn;
 
 const MODES: [&str; 4] = [

@@ -42,7 +42,7 @@ use labelpress::engine::fonts::FontOptions;
 use labelpress::engine::{Output, PngOptions, ZplOptions};
 use labelpress::Engine;
 
-#[path = "predrawn.rs"]
+#[path = "support/predrawn.rs"]
 mod predrawn;
 use predrawn::with_predrawn_barcodes;
 
