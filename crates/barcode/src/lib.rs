@@ -21,6 +21,7 @@ pub mod option_specs;
 mod options;
 mod pdf417;
 mod qr;
+mod qr_mask;
 mod request;
 pub mod svg;
 mod symbol;

@@ -7,7 +7,7 @@
 //! FNC1 mode indicator that qrcodegen has no segment for. Both choose the
 //! smallest version for the requested level and the mask of lowest penalty.
 
-use qrcodegen::{QrCode, QrCodeEcc, QrSegment, Version};
+use qrcodegen::{Mask, QrCode, QrCodeEcc, QrSegment, Version};
 use rxing::qrcode::common::ErrorCorrectionLevel;
 use rxing::qrcode::encoder::qrcode_encoder;
 use rxing::{EncodeHintValue, EncodeHints};
@@ -64,13 +64,14 @@ fn encode_plain(content: &str, options: &Options) -> Result<Symbol, BarcodeError
         Some(v) => (v, v),
         None => (1, 40),
     };
-    // The requested level, never silently raised.
+    // The requested level, never silently raised. Mask 0 here; the mask of
+    // lowest penalty is chosen from it (`qr_mask`), as qrcodegen would.
     let code = QrCode::encode_segments_advanced(
         &segments(content),
         ecl,
         Version::new(min),
         Version::new(max),
-        None,
+        Some(Mask::new(0)),
         false,
     )
     .map_err(|e| BarcodeError::DoesNotFit {
@@ -85,16 +86,12 @@ fn encode_plain(content: &str, options: &Options) -> Result<Symbol, BarcodeError
             }
         },
     })?;
-    let size = code.size();
-    let modules = (0..size)
-        .flat_map(|y| (0..size).map(move |x| (x, y)))
-        .map(|(x, y)| code.get_module(x, y))
-        .collect();
+    let size = code.size() as usize;
     Ok(Symbol::Matrix {
-        width: size as usize,
-        height: size as usize,
+        width: size,
+        height: size,
         row_height: 1,
-        modules,
+        modules: super::qr_mask::with_best_mask(&code),
     })
 }
 
