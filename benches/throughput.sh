@@ -5,7 +5,10 @@
 # (benches/label_by_hand.typ) rendered by as many processes as the machine
 # has cores, each one thread (examples/render_rate), in alternating rounds
 # of the same run so that both sides share the host's drift. Both sides
-# render a new document each time: its order number counts up.
+# render a new document each time: its order number counts up. The
+# hand-written label is measured twice: as it is (no barcodes, the older
+# baseline) and with LABEL's two barcodes pre-drawn as SVG images (the
+# baseline issue 33 names).
 #
 # Usage: benches/throughput.sh  (THROUGHPUT_SECONDS per side and round,
 # default 10; THROUGHPUT_ROUNDS, default 3). Needs wrk (Debian package).
@@ -30,26 +33,52 @@ served() {
         | tail -1 | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["ok"] / r["seconds"])'
 }
 
-# One render_rate process per core on the hand-written label: their summed rate.
+# One render_rate process per core on the hand-written label $1 for $2
+# seconds: their summed rate.
 by_hand() {
     local pids=() i
+    rm -f "$WORK"/hand-*.json
     for i in $(seq "$(nproc)"); do
-        "$BIN/examples/render_rate" "$BY_HAND" "$1" > "$WORK/hand-$i.json" &
+        "$BIN/examples/render_rate" "$1" "$2" > "$WORK/hand-$i.json" &
         pids+=($!)
     done
     wait "${pids[@]}"
     cat "$WORK"/hand-*.json | python3 -c 'import json, sys; print(sum(json.loads(l)["rps"] for l in sys.stdin))'
 }
 
+# The hand-written label with LABEL's two barcodes pre-drawn, the baseline
+# issue 33 names: drawn once by the server's own barcode service before any
+# round, placed as SVG images (as benches/support/predrawn.rs does for the
+# in-process benches).
+BY_HAND_BARCODES=$WORK/label_by_hand_barcodes.typ
+python3 - "$BASE" "$BODY" "$BY_HAND" > "$BY_HAND_BARCODES" <<'PY'
+import json, sys, urllib.parse, urllib.request
+base, body, by_hand = sys.argv[1:4]
+out = open(by_hand).read()
+for e in json.load(open(body))["pages"][0]["elements"]:
+    if e["type"] != "barcode":
+        continue
+    url = f"{base}/barcode/{e['format']}/{urllib.parse.quote(e['content'], safe='')}"
+    svg = urllib.request.urlopen(url).read().decode()
+    literal = svg.replace("\\", "\\\\").replace('"', '\\"')
+    out += (f'#place(dx: {e["x"]}mm, dy: {e["y"]}mm, image(bytes("{literal}"), format: "svg", '
+            f'width: {e["width"]}mm, height: {e["height"]}mm, fit: "contain"))\n')
+print(out, end="")
+PY
+
 served "$TOKEN" 3 >/dev/null  # warm-up: workers, fonts, the token's cache entry
-echo "round | Typst by hand, $(nproc) processes | labelpress serve, wrk -c8 | ratio | system token | ratio"
+echo "round | Typst by hand, $(nproc) processes | with barcodes pre-drawn | labelpress serve, wrk -c8 | ratio | ratio to pre-drawn | system token | ratio"
 RATIOS=()
+PREDRAWN_RATIOS=()
 for round in $(seq "$ROUNDS"); do
-    hand=$(by_hand "$SECONDS_RUN")
+    hand=$(by_hand "$BY_HAND" "$SECONDS_RUN")
+    predrawn=$(by_hand "$BY_HAND_BARCODES" "$SECONDS_RUN")
     charged=$(served "$TOKEN" "$SECONDS_RUN")
     system=$(served "$SYSTEM_TOKEN" "$SECONDS_RUN")
-    read -r ratio system_ratio < <(python3 -c "print(f'{$charged / $hand:.2f} {$system / $hand:.2f}')")
+    read -r ratio predrawn_ratio system_ratio < <(python3 -c "print(f'{$charged / $hand:.2f} {$charged / $predrawn:.2f} {$system / $hand:.2f}')")
     RATIOS+=("$ratio")
-    printf '%s | %.0f/s | %.0f/s | %s | %.0f/s | %s\n' "$round" "$hand" "$charged" "$ratio" "$system" "$system_ratio"
+    PREDRAWN_RATIOS+=("$predrawn_ratio")
+    printf '%s | %.0f/s | %.0f/s | %.0f/s | %s | %s | %.0f/s | %s\n' "$round" "$hand" "$predrawn" "$charged" "$ratio" "$predrawn_ratio" "$system" "$system_ratio"
 done
-echo "median ratio (real token): $(printf '%s\n' "${RATIOS[@]}" | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p") (goal: at least 1)"
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+echo "median ratio (real token): $(median "${RATIOS[@]}"); to the pre-drawn baseline: $(median "${PREDRAWN_RATIOS[@]}") (goal: at least 1)"
