@@ -50,7 +50,7 @@ fn best_mask_by_modules(unmasked: &[u8], function: &[bool], n: usize, ecl: u32) 
     let mut grid = vec![0u8; n * n];
     let mut best = (i32::MAX, 0u8);
     for mask in 0..8u8 {
-        masked(&unmasked, &function, n, mask, ecl, &mut grid);
+        masked(unmasked, function, n, mask, ecl, &mut grid);
         let penalty = penalty(&grid, n);
         if penalty < best.0 {
             best = (penalty, mask);
@@ -101,16 +101,7 @@ const MASK_ROWS: [[u64; MASK_PERIOD]; 8] = {
         while y < MASK_PERIOD {
             let mut x = 0;
             while x < 64 {
-                let inverted = match mask {
-                    0 => (x + y) % 2 == 0,
-                    1 => y % 2 == 0,
-                    2 => x % 3 == 0,
-                    3 => (x + y) % 3 == 0,
-                    4 => (x / 3 + y / 2) % 2 == 0,
-                    5 => x * y % 2 + x * y % 3 == 0,
-                    6 => (x * y % 2 + x * y % 3) % 2 == 0,
-                    _ => ((x + y) % 2 + x * y % 3) % 2 == 0,
-                };
+                let inverted = inverts(mask as u8, x, y);
                 if inverted {
                     table[mask][y] |= 1 << x;
                 }
@@ -126,24 +117,9 @@ const MASK_ROWS: [[u64; MASK_PERIOD]; 8] = {
 /// [`draw_format_bits`] on rows of bits.
 fn draw_format_bits_in_rows(rows: &mut [u64], n: usize, ecl: u32, mask: u8) {
     let bits = format_bits(ecl, mask);
-    let bit = |i: usize| u64::from((bits >> i) & 1 != 0);
-    let mut set = |x: usize, y: usize, v: u64| rows[y] = rows[y] & !(1 << x) | v << x;
-    for i in 0..6 {
-        set(8, i, bit(i));
+    for (x, y, dark) in format_modules(n, bits) {
+        rows[y] = rows[y] & !(1 << x) | u64::from(dark) << x;
     }
-    set(8, 7, bit(6));
-    set(8, 8, bit(7));
-    set(7, 8, bit(8));
-    for i in 9..15 {
-        set(14 - i, 8, bit(i));
-    }
-    for i in 0..8 {
-        set(n - 1 - i, 8, bit(i));
-    }
-    for i in 8..15 {
-        set(8, n - 15 + i, bit(i));
-    }
-    set(8, n - 8, 1);
 }
 
 /// [`penalty`] of the symbol in `rows`; `columns` is scratch space.
@@ -213,7 +189,7 @@ fn same_colour_penalty(run: usize) -> i32 {
 }
 
 /// Whether mask `mask` inverts the module at (x, y) (when it is a data module).
-fn inverts(mask: u8, x: usize, y: usize) -> bool {
+const fn inverts(mask: u8, x: usize, y: usize) -> bool {
     match mask {
         0 => (x + y) % 2 == 0,
         1 => y % 2 == 0,
@@ -250,25 +226,24 @@ fn masked(unmasked: &[u8], function: &[bool], n: usize, mask: u8, ecl: u32, grid
 /// The 15 format bits (level and mask, BCH-protected) in both their places,
 /// and the dark module beside the second copy.
 fn draw_format_bits(grid: &mut [u8], n: usize, ecl: u32, mask: u8) {
-    let bits = format_bits(ecl, mask);
-    let bit = |i: usize| u8::from((bits >> i) & 1 != 0);
-    let mut set = |x: usize, y: usize, v: u8| grid[y * n + x] = v;
-    for i in 0..6 {
-        set(8, i, bit(i));
+    for (x, y, dark) in format_modules(n, format_bits(ecl, mask)) {
+        grid[y * n + x] = u8::from(dark);
     }
-    set(8, 7, bit(6));
-    set(8, 8, bit(7));
-    set(7, 8, bit(8));
-    for i in 9..15 {
-        set(14 - i, 8, bit(i));
-    }
-    for i in 0..8 {
-        set(n - 1 - i, 8, bit(i));
-    }
-    for i in 8..15 {
-        set(8, n - 15 + i, bit(i));
-    }
-    set(8, n - 8, 1);
+}
+
+/// Each format module of a symbol `n` modules wide, (x, y, dark), for the
+/// format `bits`: both copies, as qrcodegen places them, then the module
+/// that is always dark.
+fn format_modules(n: usize, bits: u32) -> impl Iterator<Item = (usize, usize, bool)> {
+    let bit = move |i: usize| (bits >> i) & 1 != 0;
+    let first = (0..6)
+        .map(move |i| (8, i, bit(i)))
+        .chain([(8, 7, bit(6)), (8, 8, bit(7)), (7, 8, bit(8))])
+        .chain((9..15).map(move |i| (14 - i, 8, bit(i))));
+    let second = (0..8)
+        .map(move |i| (n - 1 - i, 8, bit(i)))
+        .chain((8..15).map(move |i| (8, n - 15 + i, bit(i))));
+    first.chain(second).chain([(8, n - 8, true)])
 }
 
 /// The 15 format bits of level `ecl` and `mask`, BCH-protected and masked.
@@ -305,7 +280,7 @@ fn function_modules(n: usize) -> Vec<bool> {
     for (i, &ax) in positions.iter().enumerate() {
         for (j, &ay) in positions.iter().enumerate() {
             // Not on the three finder corners.
-            if (i == 0 && j == 0) || (i == 0 && j == last) || (i == last && j == 0) {
+            if (i == 0 && (j == 0 || j == last)) || (i == last && j == 0) {
                 continue;
             }
             for y in ay - 2..=ay + 2 {
