@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# A change's cost on the two documents performance goals are measured on:
-# LABEL and INVOICE (2,000 rows) over HTTP, this tree's binary ("after")
-# against an older one ("before"), each round a fresh server of each binary
-# with its own defaults, in alternating order so that both are measured in the
-# same minutes. Prints each round's renders/s and the after/before ratio of
-# the medians, per document.
+# A change's cost on every figure issue 33 keeps from regressing, over HTTP:
+# LABEL and INVOICE (2,000 rows) as PDF, LABEL as PNG and as ZPL (203 dpi),
+# a QR Code from the barcode service (GET, no token) and verifies (count 1,
+# durable). This tree's binary ("after") against an older one ("before"),
+# each round a fresh server of each binary with its own defaults, in
+# alternating order so that both are measured in the same minutes. Prints
+# each round's requests/s and the after/before ratio of the medians, per
+# figure.
 #
 # Usage: BEFORE=/path/to/older/labelpress [AFTER=/path/to/labelpress] benches/before_after.sh
 #        (BA_ROUNDS, BA_SECONDS, BA_CONCURRENCY override; BA_FONTS=system
@@ -49,31 +51,43 @@ round() {
     for doc in label invoice; do
         rates="$rates $(post_rate "$base" "$token" "$WORK/docs/$doc.json" "$CONCURRENCY" "$SECONDS_RUN")"
     done
+    for format in png zpl; do
+        rates="$rates $(post_rate "$base" "$token" "$WORK/docs/label.json" "$CONCURRENCY" "$SECONDS_RUN" \
+            "/api/v1/label?format=$format&dpi=203")"
+    done
+    rates="$rates $(GET=1 post_rate "$base" "" "" "$CONCURRENCY" "$SECONDS_RUN" "$QR_PATH")"
+    rates="$rates $(post_rate "$base" "$token" "$WORK/verify.json" "$CONCURRENCY" "$SECONDS_RUN" /v1/verify)"
     kill "$PID"; wait "$PID" 2>/dev/null || true; PID=
     echo "$name$rates"
 }
 
-echo "cores: $(nproc); concurrency: $CONCURRENCY; ${SECONDS_RUN}s per document and round; $ROUNDS rounds, alternating"
+echo '{"count": 1}' > "$WORK/verify.json"
+# LABEL's QR Code, as the barcode service draws it.
+QR_PATH="/barcode/qr/$(python3 -c 'import urllib.parse; print(urllib.parse.quote("https://track.example-shipping.com/parcel?id=SHIP00001234567", safe=""))')"
+FIGURES="LABEL INVOICE LABEL-PNG LABEL-ZPL QR-SVG VERIFY"
+
+echo "cores: $(nproc); concurrency: $CONCURRENCY; ${SECONDS_RUN}s per figure and round; $ROUNDS rounds, alternating"
 : > "$WORK/results"
 for i in $(seq 1 "$ROUNDS"); do
     if [ $((i % 2)) -eq 1 ]; then order="before after"; else order="after before"; fi
     for name in $order; do
         if [ "$name" = before ]; then binary=$BEFORE; else binary=$AFTER; fi
         line=$(round "$name" "$binary")
-        set -- $line
-        echo "round $i: $1 LABEL $2 renders/s, INVOICE $3 renders/s"
+        echo "round $i: $line ($FIGURES, requests/s)"
         echo "$line" >> "$WORK/results"
     done
 done
-python3 - "$WORK/results" <<'PY'
+python3 - "$WORK/results" $FIGURES <<'PY'
 import statistics, sys
+figures = sys.argv[2:]
 rates = {}
 for line in open(sys.argv[1]):
-    name, label, invoice = line.split()
-    rates.setdefault(name, {"LABEL": [], "INVOICE": []})
-    rates[name]["LABEL"].append(float(label))
-    rates[name]["INVOICE"].append(float(invoice))
-for doc in ("LABEL", "INVOICE"):
-    b, a = statistics.median(rates["before"][doc]), statistics.median(rates["after"][doc])
-    print(f"{doc}: median renders/s before {b:.1f}, after {a:.1f}; after/before = {a / b:.3f}")
+    name, *values = line.split()
+    for figure, value in zip(figures, values):
+        rates.setdefault(name, {}).setdefault(figure, []).append(float(value))
+print("| figure | before, median /s | after, median /s | after/before |")
+print("|---|---|---|---|")
+for figure in figures:
+    b, a = statistics.median(rates["before"][figure]), statistics.median(rates["after"][figure])
+    print(f"| {figure} | {b:.1f} | {a:.1f} | {a / b:.3f} |")
 PY

@@ -27,15 +27,17 @@ print(json.load(urllib.request.urlopen(req))["token"])
 PY
 }
 
-# Prints the renders/s wrk measures POSTing the file BODY_FILE to
-# BASE/api/v1/label with TOKEN, at CONCURRENCY connections for SECONDS, after
-# 3 s of the same load as warm-up.
+# Prints the requests/s wrk measures POSTing the file BODY_FILE to
+# BASE/api/v1/label (or BASE PATH, the optional sixth argument, query
+# included) with TOKEN, at CONCURRENCY connections for SECONDS, after 3 s of
+# the same load as warm-up. The status is not checked here: wrk_post.lua's
+# JSON line has it, for callers that need it.
 post_rate() {
-    local base=$1 token=$2 body=$3 concurrency=$4 seconds=$5
+    local base=$1 token=$2 body=$3 concurrency=$4 seconds=$5 path=${6:-/api/v1/label}
     TOKEN=$token BODY_FILE=$body wrk -t1 -c"$concurrency" -d3s -s benches/wrk_post.lua \
-        "$base/api/v1/label" >/dev/null
+        "$base$path" >/dev/null
     TOKEN=$token BODY_FILE=$body wrk -t1 -c"$concurrency" -d"${seconds}s" -s benches/wrk_post.lua \
-        "$base/api/v1/label" | awk '/Requests\/sec/ {print $2}'
+        "$base$path" | awk '/Requests\/sec/ {print $2}'
 }
 
 # Builds the server (and any further targets given, e.g. `--example

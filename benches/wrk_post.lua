@@ -3,12 +3,19 @@
 -- JSON line as examples/loadgen.rs as its last line. With VARY set, every
 -- request's body has its own order number (ORD-2026-000000 replaced by a
 -- counter): a new document each time, as the issue's measurements render.
-local file = io.open(os.getenv("BODY_FILE"), "rb")
-wrk.method = "POST"
-wrk.body = file:read("*all")
-file:close()
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+-- With GET set instead of BODY_FILE, it GETs the URL (the barcode service).
+if os.getenv("GET") then
+  wrk.method = "GET"
+else
+  local file = io.open(os.getenv("BODY_FILE"), "rb")
+  wrk.method = "POST"
+  wrk.body = file:read("*all")
+  file:close()
+  wrk.headers["Content-Type"] = "application/json"
+end
+if (os.getenv("TOKEN") or "") ~= "" then
+  wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+end
 
 if os.getenv("VARY") then
   local template = wrk.body
