@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use super::raster::Raster;
 use super::{archive, clock, refused, zpl, Engine, Format, Output, RenderError, Rendered};
+use crate::layout::display::Sheet;
 use crate::layout::LaidOut;
 use crate::lower;
 use crate::template::{self, Body};
@@ -282,7 +283,10 @@ impl Engine {
     ) -> Result<Rendered, RenderError> {
         let valid = batch.documents;
         let sheets: usize = valid.iter().map(|(_, laid)| laid.sheet_count()).sum();
-        let produced = self.render_documents(&valid, output)?;
+        // Each document's display list, built once for its output and its
+        // warnings.
+        let placed: Vec<Vec<Sheet>> = valid.iter().map(|(_, laid)| laid.display_list()).collect();
+        let produced = self.render_documents(&valid, &placed, output)?;
         let (bytes, format) = match (produced, batch.partial) {
             (Produced::One(bytes, format), false) => (bytes, format),
             (Produced::Files(files), false) => (archive::zip(&files), Format::Zip),
@@ -314,15 +318,18 @@ impl Engine {
             file_name: None,
             warnings: valid
                 .iter()
-                .map(|(_, laid)| crate::warnings::check(laid).len())
+                .zip(&placed)
+                .map(|((_, laid), placed)| crate::warnings::check_placed(laid, placed).len())
                 .sum(),
         })
     }
 
-    /// The valid documents of a batch (with their places) as one output.
+    /// The valid documents of a batch (with their places) as one output;
+    /// `placed` holds their display lists, in the same order.
     fn render_documents(
         &self,
         docs: &[(usize, LaidOut)],
+        placed: &[Vec<Sheet>],
         output: &Output,
     ) -> Result<Produced, RenderError> {
         let now = clock();
@@ -338,7 +345,11 @@ impl Engine {
                         }));
                     }
                 }
-                let all: Vec<&LaidOut> = docs.iter().map(|(_, laid)| laid).collect();
+                let all: Vec<(&LaidOut, &[Sheet])> = docs
+                    .iter()
+                    .zip(placed)
+                    .map(|((_, laid), sheets)| (laid, sheets.as_slice()))
+                    .collect();
                 let lowered = lower::lower_batch(&all, &self.config, self.fonts.as_ref());
                 let pdf = self.compile(lowered, &super::Export::of(first), now)?;
                 Produced::One(pdf, Format::Pdf)
@@ -349,8 +360,8 @@ impl Engine {
                     ..*options
                 };
                 let mut out = Vec::new();
-                for (_, laid) in docs {
-                    out.extend(self.render_zpl_at(laid, &options, now)?.bytes);
+                for ((_, laid), placed) in docs.iter().zip(placed) {
+                    out.extend(self.render_zpl_at(laid, placed, &options, now)?.bytes);
                     if out.len() as u64 > self.config.limits.zpl_bytes {
                         return Err(refused(Violation {
                             path: "dpi".into(),
@@ -365,12 +376,11 @@ impl Engine {
             }
             Output::Png(options) => {
                 let mut entries = Vec::new();
-                for (index, laid) in docs {
+                for ((index, laid), placed) in docs.iter().zip(placed) {
                     let raster =
                         Raster::resolve(options.dpi, options.mono, &laid.document, &self.config)
                             .map_err(refused)?;
-                    let (pngs, _) =
-                        self.render_png_at(laid, &laid.display_list(), &raster, None, now)?;
+                    let (pngs, _) = self.render_png_at(laid, placed, &raster, None, now)?;
                     entries.extend(pngs.into_iter().enumerate().map(|(sheet, png)| {
                         (archive::sheet_name(index + 1, sheet + 1, "png"), png)
                     }));

@@ -254,7 +254,7 @@ impl Engine {
                     warnings,
                 })
             }
-            Output::Zpl(options) => self.render_zpl_at(doc, options, clock()),
+            Output::Zpl(options) => self.render_zpl_at(doc, &doc.display_list(), options, clock()),
         }
     }
 
@@ -264,6 +264,7 @@ impl Engine {
     fn render_zpl_at(
         &self,
         doc: &LaidOut,
+        placed: &[Sheet],
         options: &ZplOptions,
         now: OffsetDateTime,
     ) -> Result<Rendered, RenderError> {
@@ -271,7 +272,6 @@ impl Engine {
         let limits = &self.config.limits;
         let dpi = raster.dpi as u32;
         let native_dpi = options.native_barcodes.then_some(dpi);
-        let placed = doc.display_list();
         // Per sheet, the printer's own commands for its native barcodes.
         let native: Vec<Vec<String>> = match native_dpi {
             Some(dpi) => placed
@@ -293,7 +293,7 @@ impl Engine {
         };
         let mut out = String::new();
         let mut delivered = 0;
-        let sheets = self.draw_sheets(doc, &placed, options.sheet, native_dpi, now, |page, sheet| {
+        let sheets = self.draw_sheets(doc, placed, options.sheet, native_dpi, now, |page, sheet| {
             let pixmap = raster.pixmap(page, sheet, limits)?;
             let dots = zpl::Dots::from_rgba(pixmap.data(), pixmap.width() as usize);
             drop(pixmap);
@@ -321,7 +321,7 @@ impl Engine {
             delivered_sheets: delivered,
             documents: 1,
             file_name,
-            warnings: crate::warnings::check_placed(doc, &placed).len(),
+            warnings: crate::warnings::check_placed(doc, placed).len(),
         })
     }
 

@@ -91,19 +91,17 @@ pub fn lower_for(
     lower_documents(&[(laid, placed)], config, fonts, native_dpi)
 }
 
-/// Several documents as one Typst document (a batch's PDF): each one's
-/// sheets in order, after the ones before it. `{page}` and
+/// Several documents, each with its display list, as one Typst document (a
+/// batch's PDF): each one's sheets in order, after the ones before it. `{page}` and
 /// `{total_pages}` count each document's own sheets, page links land in
 /// their own document, and the PDF's metadata is the first document's
 /// (`#set document` may only come before any content).
-pub fn lower_batch(docs: &[&LaidOut], config: &RuntimeConfig, fonts: &dyn FontCatalog) -> Lowered {
-    let placed: Vec<Vec<Sheet>> = docs.iter().map(|laid| laid.display_list()).collect();
-    let docs: Vec<(&LaidOut, &[Sheet])> = docs
-        .iter()
-        .zip(&placed)
-        .map(|(laid, sheets)| (*laid, sheets.as_slice()))
-        .collect();
-    lower_documents(&docs, config, fonts, None)
+pub fn lower_batch(
+    docs: &[(&LaidOut, &[Sheet])],
+    config: &RuntimeConfig,
+    fonts: &dyn FontCatalog,
+) -> Lowered {
+    lower_documents(docs, config, fonts, None)
 }
 
 fn lower_documents(
