@@ -2,7 +2,7 @@
 //! address trimmed, a page target counted from 0. The lowering writes them
 //! as they are.
 
-use crate::model::{LinkBorder, LinkSpec, LinkTarget};
+use crate::model::{LinkSpec, LinkTarget};
 use crate::style::Rgb;
 
 /// A link of an element, a table cell or a link area.
@@ -40,22 +40,7 @@ impl Link {
     /// (a page within the request, a colour that parses); what it refuses
     /// never reaches a later phase, so the fallbacks here are never printed.
     pub fn resolve(spec: &LinkSpec) -> Link {
-        Link::from_parts(
-            &spec.target,
-            spec.alt.as_ref(),
-            spec.padding,
-            spec.border.as_ref(),
-        )
-    }
-
-    /// A link from the fields a link spec and a link element share.
-    pub fn from_parts(
-        target: &LinkTarget,
-        alt: Option<&String>,
-        padding: Option<f64>,
-        border: Option<&LinkBorder>,
-    ) -> Link {
-        let target = match target {
+        let target = match &spec.target {
             LinkTarget::Url { url } => Target::Url(url.trim().to_string()),
             LinkTarget::Page { page, x, y } => Target::Page {
                 page: usize::try_from(page.saturating_sub(1)).unwrap_or(0),
@@ -63,7 +48,7 @@ impl Link {
                 y: *y,
             },
         };
-        let border = border.and_then(|b| {
+        let border = spec.border.as_ref().and_then(|b| {
             let width = b.width.filter(|w| *w > 0.0)?;
             let colour = b
                 .color
@@ -74,8 +59,8 @@ impl Link {
         });
         Link {
             target,
-            alt: alt.cloned(),
-            padding: padding.unwrap_or(0.0),
+            alt: spec.alt.clone(),
+            padding: spec.padding.unwrap_or(0.0),
             border,
         }
     }

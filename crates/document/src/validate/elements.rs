@@ -91,12 +91,7 @@ impl Validator<'_> {
             }
             "link" => {
                 let spec: LinkElement = self.parse(path, &object)?;
-                let link = Link::from_parts(
-                    &spec.target,
-                    spec.alt.as_ref(),
-                    spec.padding,
-                    spec.border.as_ref(),
-                );
+                let link = Link::resolve(&link_spec_of(&spec));
                 Element::Link(Box::new(LinkArea { spec, link }))
             }
             "image" => {
@@ -288,13 +283,7 @@ impl Validator<'_> {
                 self.coordinate(&format!("{path}.y"), l.y);
                 self.positive(&format!("{path}.width"), l.width);
                 self.positive(&format!("{path}.height"), l.height);
-                let spec = LinkSpec {
-                    target: l.target.clone(),
-                    alt: l.alt.clone(),
-                    padding: l.padding,
-                    border: l.border.clone(),
-                };
-                self.link_spec_rules(path, &spec);
+                self.link_spec_rules(path, &link_spec_of(l));
             }
             // Checked while its data was decoded (Validator::image).
             Element::Image(_) => {}
@@ -822,6 +811,16 @@ impl Validator<'_> {
             };
             self.push(path, message);
         }
+    }
+}
+
+/// A link element's link, as the `link` of any other element gives it.
+fn link_spec_of(area: &LinkElement) -> LinkSpec {
+    LinkSpec {
+        target: area.target.clone(),
+        alt: area.alt.clone(),
+        padding: area.padding,
+        border: area.border.clone(),
     }
 }
 
