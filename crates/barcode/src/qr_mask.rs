@@ -6,9 +6,10 @@
 //! qrcodegen's automatic choice applies each of the eight masks to the
 //! whole matrix, scores it and takes the mask off again, module by module,
 //! with bounds-checked indexing. Here the symbol is encoded once with mask
-//! 0, mask 0 is taken off its data modules, and each candidate is scored on
-//! a plain byte grid. The result is the matrix qrcodegen's own choice
-//! draws (tests compare them, module for module).
+//! 0, mask 0 is taken off its data modules, and each candidate is scored:
+//! on rows and columns of bits up to version 11, on a byte grid above. The
+//! result is the matrix qrcodegen's own choice draws (tests compare them,
+//! module for module).
 
 use qrcodegen::{QrCode, QrCodeEcc};
 
@@ -48,15 +49,16 @@ pub(crate) fn with_best_mask(code: &QrCode) -> Vec<bool> {
 /// size (versions 12 to 40; the reference the row scoring is tested against).
 fn best_mask_by_modules(unmasked: &[u8], function: &[bool], n: usize, ecl: u32) -> u8 {
     let mut grid = vec![0u8; n * n];
-    let mut best = (i32::MAX, 0u8);
-    for mask in 0..8u8 {
+    first_of_lowest_penalty(|mask| {
         masked(unmasked, function, n, mask, ecl, &mut grid);
-        let penalty = penalty(&grid, n);
-        if penalty < best.0 {
-            best = (penalty, mask);
-        }
-    }
-    best.1
+        penalty(&grid, n)
+    })
+}
+
+/// The mask whose `penalty` is lowest, the lowest mask number on a tie.
+fn first_of_lowest_penalty(mut penalty: impl FnMut(u8) -> i32) -> u8 {
+    // `min_by_key` keeps the first of equal minima.
+    (0..8u8).min_by_key(|&mask| penalty(mask)).unwrap_or(0)
 }
 
 /// As [`best_mask_by_modules`] for a symbol of at most 64 modules a side
@@ -74,19 +76,14 @@ fn best_mask_by_rows(unmasked: &[u8], function: &[bool], n: usize, ecl: u32) -> 
     let maskable: Vec<u64> = (0..n).map(|y| row_bits(y, &|i| !function[i])).collect();
     let mut rows = vec![0u64; n];
     let mut columns = vec![0u64; n];
-    let mut best = (i32::MAX, 0u8);
-    for mask in 0..8u8 {
+    first_of_lowest_penalty(|mask| {
         let pattern = &MASK_ROWS[usize::from(mask)];
         for y in 0..n {
             rows[y] = data[y] ^ (pattern[y % MASK_PERIOD] & maskable[y]);
         }
         draw_format_bits_in_rows(&mut rows, n, ecl, mask);
-        let penalty = row_penalty(&rows, &mut columns, n);
-        if penalty < best.0 {
-            best = (penalty, mask);
-        }
-    }
-    best.1
+        row_penalty(&rows, &mut columns, n)
+    })
 }
 
 /// Rows repeat every 12 under every mask (periods 1, 2, 3, 4 and 6 in y).
