@@ -163,36 +163,27 @@ fn label(c: &mut Criterion) {
         return;
     }
     // Criterion measures one after the other, and this host drifts within
-    // a minute: the running table's ratio in alternating rounds too.
-    let rounds = alternating(
-        60,
-        (sources.len(), |i| {
-            drop(engine.render_typst(sources[i].clone()).unwrap())
-        }),
-        (full.len(), |i| drop(engine.render_bytes(&full[i]).unwrap())),
-    );
-    println!(
-        "label: 60 alternating rounds: median ms/render typst by hand {:.3}, labelpress end to end {:.3}; median of the rounds' labelpress/by hand = {:.3} (goal: at most 1.3)",
-        median(rounds.iter().map(|r| r.0).collect()),
-        median(rounds.iter().map(|r| r.1).collect()),
-        median(rounds.iter().map(|r| r.1 / r.0).collect()),
-    );
-    // The same against the hand-written label with its barcodes pre-drawn
-    // (the baseline issue 33 names; the line above keeps the running
-    // table's baseline, which has no barcodes at all).
-    let rounds = alternating(
-        60,
-        (predrawn.len(), |i| {
-            drop(engine.render_typst(predrawn[i].clone()).unwrap())
-        }),
-        (full.len(), |i| drop(engine.render_bytes(&full[i]).unwrap())),
-    );
-    println!(
-        "label: 60 alternating rounds: median ms/render typst by hand with barcodes pre-drawn {:.3}, labelpress end to end {:.3}; median of the rounds' labelpress/by hand = {:.3} (goal: at most 1.3)",
-        median(rounds.iter().map(|r| r.0).collect()),
-        median(rounds.iter().map(|r| r.1).collect()),
-        median(rounds.iter().map(|r| r.1 / r.0).collect()),
-    );
+    // a minute: the ratios in alternating rounds too, against the running
+    // table's baseline (no barcodes at all) and against the one issue 33
+    // names (the barcodes pre-drawn).
+    for (baseline, sources) in [
+        ("typst by hand", &sources),
+        ("typst by hand with barcodes pre-drawn", &predrawn),
+    ] {
+        let rounds = alternating(
+            60,
+            (sources.len(), |i| {
+                drop(engine.render_typst(sources[i].clone()).unwrap())
+            }),
+            (full.len(), |i| drop(engine.render_bytes(&full[i]).unwrap())),
+        );
+        println!(
+            "label: 60 alternating rounds: median ms/render {baseline} {:.3}, labelpress end to end {:.3}; median of the rounds' labelpress/by hand = {:.3} (goal: at most 1.3)",
+            median(rounds.iter().map(|r| r.0).collect()),
+            median(rounds.iter().map(|r| r.1).collect()),
+            median(rounds.iter().map(|r| r.1 / r.0).collect()),
+        );
+    }
     label_phases(&engine, &full);
 }
 

@@ -8,8 +8,9 @@
 //! hand-written baseline, `benches/label_by_hand.typ`) rendered through the
 //! same engine and fonts, with its order number `ORD-2026-000001` replaced
 //! by a counter on every render: a new document each time, as
-//! `benches/throughput.sh` sends LABEL with a new order number each time. With THREADS > 1, that many render threads of one process render
-//! at once (the server's situation without HTTP): against THREADS separate
+//! `benches/throughput.sh` sends LABEL with a new order number each time.
+//! With THREADS > 1, that many render threads of one process render at once
+//! (the server's situation without HTTP): against THREADS separate
 //! processes it shows what sharing one process costs.
 
 use std::time::{Duration, Instant};
