@@ -5,17 +5,19 @@
 //! charged), one unit per document, of which those rendered are charged.
 
 use axum::extract::State;
+use axum::http::{header, HeaderValue};
 use axum::response::Response;
-use serde::de::IgnoredAny;
 
+use super::batch_stream;
 use super::extract::{Arrived, JsonBody, Wanted};
-use super::render::{answer, produce};
+use super::render::{answer, produce, Document};
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
 use crate::auth::Reservation;
 use crate::worker::Work;
-use labelpress_document::engine::Output;
+use labelpress_document::engine::{BatchDocuments, Output};
+use labelpress_document::warnings::CheckReport;
 
 pub async fn batch(
     Arrived(started): Arrived,
@@ -41,16 +43,61 @@ pub async fn batch(
             super::templates::resolve(&service.templates, owner, body, retry_after_s).await?;
         let max = service.engine.config().limits.batch_documents;
         // Reading a body of up to `limits.body_bytes` is blocking work.
-        let counted = body.clone();
-        let count = tokio::task::spawn_blocking(move || documents_in(&counted, max))
+        let read = body.clone();
+        let apart = batch_stream::renders_apart(&output);
+        let (count, documents) = tokio::task::spawn_blocking(move || read_batch(&read, max, apart))
             .await
-            .unwrap_or(1);
+            .unwrap_or((1, None));
         let reservations = reserve(reservation, count).await?;
+        if let Some(documents) = documents {
+            let checked = batch_stream::check(&node, &service, started, &body, output).await;
+            // A batch the check refuses, or could not check, is answered by
+            // the job that renders it whole: its refusal is the same, and
+            // nothing is rendered.
+            if let Ok(report @ CheckReport { valid: true, .. }) = checked {
+                let sheets = report.sheets;
+                let response = batch_stream::answer(
+                    node.clone(),
+                    service,
+                    documents,
+                    reservations,
+                    output,
+                    &report,
+                )
+                .await?;
+                return Ok(Answer::Streamed { response, sheets });
+            }
+        }
         let all: Vec<&Reservation> = reservations.iter().collect();
-        produce(&node, service, &all, started, body, Work::Batch(output)).await
+        produce(&node, service, &all, started, body, Work::Batch(output))
+            .await
+            .map(Answer::Whole)
     }
     .await;
-    answer(produced, info)
+    match produced {
+        Ok(Answer::Streamed {
+            mut response,
+            sheets,
+        }) => {
+            response
+                .headers_mut()
+                .insert(header::VARY, HeaderValue::from_static("accept"));
+            response.extensions_mut().insert(LogInfo {
+                sheets: Some(sheets),
+                ..info
+            });
+            response
+        }
+        Ok(Answer::Whole(document)) => answer(Ok(document), info),
+        Err(e) => answer(Err(e), info),
+    }
+}
+
+/// How a batch is answered: rendered whole as one file, or streamed
+/// document by document ([`batch_stream`]).
+enum Answer {
+    Whole(Document),
+    Streamed { response: Response, sheets: usize },
 }
 
 /// `?sheet=` picks one sheet of one document: a batch has no such thing.
@@ -68,26 +115,19 @@ fn one_sheet(output: &Output) -> Option<ApiError> {
     })
 }
 
-/// How many documents the batch body holds, to reserve a unit for each:
-/// the length of its `documents` or `records` array. A body that is not
-/// such an object, or holds more than `max`, reserves one: the engine
-/// refuses it before anything is charged.
-fn documents_in(body: &[u8], max: usize) -> usize {
-    #[derive(serde::Deserialize)]
-    struct Counted {
-        documents: Option<Vec<IgnoredAny>>,
-        records: Option<Vec<IgnoredAny>>,
-    }
-    match serde_json::from_slice::<Counted>(body) {
-        Ok(Counted {
-            documents: Some(items),
-            ..
-        })
-        | Ok(Counted {
-            records: Some(items),
-            ..
-        }) if (1..=max).contains(&items.len()) => items.len(),
-        _ => 1,
+/// How many documents the batch body holds, to reserve a unit for each
+/// (the length of its `documents` or `records` array), and, when `apart`
+/// asks for them and the batch is not partial, those documents one by one.
+/// A body that is not such a batch, or holds more than `max`, reserves
+/// one: the engine refuses it before anything is charged.
+fn read_batch(body: &[u8], max: usize, apart: bool) -> (usize, Option<BatchDocuments>) {
+    match BatchDocuments::read(body) {
+        Some(documents) if (1..=max).contains(&documents.len()) => {
+            let count = documents.len();
+            let apart = apart && !documents.partial();
+            (count, apart.then_some(documents))
+        }
+        _ => (1, None),
     }
 }
 

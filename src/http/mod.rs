@@ -14,6 +14,7 @@
 
 pub mod barcode;
 pub mod batch;
+mod batch_stream;
 pub mod check;
 pub mod edge;
 pub mod etag;

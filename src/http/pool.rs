@@ -198,6 +198,11 @@ impl RenderPool {
         }
     }
 
+    /// Render threads: jobs that can run at once.
+    pub fn slots(&self) -> usize {
+        self.threads.len()
+    }
+
     pub fn running(&self) -> usize {
         self.shared.lock().running
     }

@@ -80,6 +80,10 @@ fn serve(socket: UnixStream) -> std::io::Result<()> {
                 let report = unpanicked(&mut output, || CheckReport::of(&engine.validate(&body)))?;
                 protocol::write_json(&mut output, &Answer::Checked(report))?;
             }
+            Job::CheckBatch(wanted) => {
+                let report = unpanicked(&mut output, || engine.check_batch(&body, &wanted))?;
+                protocol::write_json(&mut output, &Answer::Checked(report))?;
+            }
         }
         output.flush()?;
         threads::finish_local_work();

@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use self::process::{Worker, WorkerError};
-pub use self::protocol::{Spec, Work};
-use labelpress_document::engine::{Engine, RenderError, Rendered};
+pub use self::protocol::{Job, Spec, Work};
+use labelpress_document::engine::{Engine, Output, RenderError, Rendered};
 use labelpress_document::warnings::CheckReport;
 
 /// How a render thread turns a request body into a PDF.
@@ -151,7 +151,27 @@ impl Renderer {
     pub fn check(&self, body: &[u8], deadline: Instant) -> Result<CheckReport, RenderFailure> {
         match self {
             Renderer::InProcess(engine) => Ok(CheckReport::of(&engine.validate(body))),
-            Renderer::Processes(workers) => Ok(workers.on_own_worker(|w| w.check(body, deadline))?),
+            Renderer::Processes(workers) => {
+                Ok(workers.on_own_worker(|w| w.check(&Job::Check, body, deadline))?)
+            }
+        }
+    }
+
+    /// Validates the batch `body` for `output` and reports it: the refusal,
+    /// or its valid documents' sheets and warnings. In the render thread's
+    /// worker, as [`Renderer::check`].
+    pub fn check_batch(
+        &self,
+        output: &Output,
+        body: &[u8],
+        deadline: Instant,
+    ) -> Result<CheckReport, RenderFailure> {
+        match self {
+            Renderer::InProcess(engine) => Ok(engine.check_batch(body, output)),
+            Renderer::Processes(workers) => {
+                let job = Job::CheckBatch(*output);
+                Ok(workers.on_own_worker(|w| w.check(&job, body, deadline))?)
+            }
         }
     }
 

@@ -114,8 +114,14 @@ impl Worker {
 
     /// Validates `body` in the worker and reports as the check route
     /// answers. On `Err` the worker has been stopped and must be dropped.
-    pub fn check(&mut self, body: &[u8], deadline: Instant) -> Result<CheckReport, WorkerError> {
-        match self.job(&Job::Check, body, deadline)? {
+    /// A check job ([`Job::Check`] or [`Job::CheckBatch`]) and its report.
+    pub fn check(
+        &mut self,
+        job: &Job,
+        body: &[u8],
+        deadline: Instant,
+    ) -> Result<CheckReport, WorkerError> {
+        match self.job(job, body, deadline)? {
             (Answer::Checked(report), _) => Ok(report),
             (other, _) => {
                 self.stop();

@@ -85,6 +85,9 @@ pub enum Job {
     /// In the worker, so that the deadline and the memory cap bound it as
     /// they bound a render.
     Check,
+    /// Validate a batch body for `Output` only: [`Answer::Checked`], the
+    /// whole batch's report (a batch whose documents then render apart).
+    CheckBatch(Output),
 }
 
 /// A worker's answer to one request, without the document's bytes.
@@ -113,7 +116,7 @@ pub enum Answer {
     Invalid(Vec<Violation>),
     /// API-501: valid, but no PDF came out.
     Failed(String),
-    /// The answer to [`Job::Check`].
+    /// The answer to [`Job::Check`] and [`Job::CheckBatch`].
     Checked(CheckReport),
     /// An allocation failed at the worker's memory cap (MiB) while it
     /// worked on the job; the worker has exited ([`super::oom`]).

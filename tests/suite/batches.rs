@@ -347,3 +347,115 @@ fn a_batch_pdf_shares_the_profile_its_documents_name_in_any_spelling() {
     let said = String::from_utf8_lossy(&other.stdout) + String::from_utf8_lossy(&other.stderr);
     assert!(said.contains("documents[1].settings.profile"), "{said}");
 }
+
+/// A ZPL or PNG batch renders its documents apart and streams them
+/// (docs/http-api.md "Batches", "How it runs"): the answer has no length
+/// announced, holds each document's own render in order (a two-sheet
+/// document's sheets as `0002-1.png`, `0002-2.png`), the same ZPL as the
+/// batch rendered whole (a partial batch's `batch.zpl`), the warnings of
+/// every document, and costs one unit per document.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zpl_or_png_batch_streams_each_documents_own_render_in_order_one_unit_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 100, None).await;
+    let mut two_sheets = label("STREAM2A");
+    two_sheets["pages"]
+        .as_array_mut()
+        .unwrap()
+        .push(label("STREAM2B")["pages"][0].clone());
+    let mut cut = label("STREAM3");
+    cut["pages"][0]["elements"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "text", "x": 40, "y": 2, "content": "CUT BY THE EDGE OF THE LABEL"}));
+    let documents = vec![label("STREAM1"), two_sheets, cut, label("STREAM4")];
+    let batch = json!({ "documents": documents });
+
+    // Each document alone, as the render route answers it.
+    let mut alone_zpl = Vec::new();
+    let mut alone_png = Vec::new();
+    let mut warnings = 0;
+    for document in &documents {
+        let single = |query: &str| {
+            client()
+                .post(format!("{base}/api/v1/label{query}"))
+                .bearer_auth(&token)
+                .json(document)
+                .send()
+        };
+        let r = reply(single("?format=zpl").await.unwrap()).await;
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+        warnings += r.header(WARNINGS).unwrap().parse::<usize>().unwrap();
+        alone_zpl.extend(r.bytes);
+        let r = reply(single("?format=png").await.unwrap()).await;
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+        alone_png.push(r);
+    }
+    assert!(warnings > 0, "the cut text warns");
+    await_balance(base, &id, 92, Duration::from_secs(30)).await;
+
+    let r = post(base, &token, "?format=zpl", None, &batch).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-length"), None, "a streamed answer");
+    assert_eq!(r.header(WARNINGS), Some(warnings.to_string()));
+    assert_eq!(r.bytes, alone_zpl);
+    await_balance(base, &id, 88, Duration::from_secs(30)).await;
+
+    // The same batch rendered whole (partial: one job) has the same ZPL.
+    let mut whole = batch.clone();
+    whole["partial"] = json!(true);
+    let r = post(base, &token, "?format=zpl", None, &whole).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    let files = zip_entries(&r.bytes);
+    assert_eq!(files[0].0, "batch.zpl");
+    assert_eq!(files[0].1, alone_zpl);
+    await_balance(base, &id, 84, Duration::from_secs(30)).await;
+
+    let r = post(base, &token, "?format=png", None, &batch).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    assert_eq!(r.header("content-type").as_deref(), Some("application/zip"));
+    assert_eq!(r.header("content-length"), None, "a streamed answer");
+    let files = zip_entries(&r.bytes);
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["0001-1.png", "0002-1.png", "0002-2.png", "0003-1.png", "0004-1.png"]
+    );
+    let mut expected = Vec::new();
+    for single in &alone_png {
+        match single.header("content-type").as_deref() {
+            Some("image/png") => expected.push(single.bytes.clone()),
+            _ => expected.extend(zip_entries(&single.bytes).into_iter().map(|(_, png)| png)),
+        }
+    }
+    let pngs: Vec<Vec<u8>> = files.into_iter().map(|(_, png)| png).collect();
+    assert_eq!(pngs, expected);
+    let decoded_sheets: Vec<Vec<String>> = read_back(&r.bytes)["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| decoded(&e["barcodes"]))
+        .collect();
+    assert_eq!(
+        decoded_sheets,
+        [["STREAM1"], ["STREAM2A"], ["STREAM2B"], ["STREAM3"], ["STREAM4"]]
+    );
+    await_balance(base, &id, 80, Duration::from_secs(30)).await;
+}
+
+const WARNINGS: &str = "x-labelpress-warnings";
+
+/// An archive's entries (name, bytes), in order.
+fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    (0..archive.len())
+        .map(|i| {
+            let mut entry = archive.by_index(i).unwrap();
+            let mut read = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut read).unwrap();
+            (entry.name().to_string(), read)
+        })
+        .collect()
+}

@@ -18,7 +18,8 @@
 //! a ZIP archive of `0001-1.png` (document, sheet), numbered by the
 //! documents' places in the batch.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::raster::Raster;
@@ -28,6 +29,7 @@ use crate::layout::LaidOut;
 use crate::lower;
 use crate::template::{self, Body};
 use crate::validate::{self, RequestError, Violation, MAX_VIOLATIONS};
+use crate::warnings::{CheckReport, Finding};
 
 /// The name of the manifest in a partial batch's archive.
 pub const MANIFEST: &str = "manifest.json";
@@ -57,6 +59,8 @@ struct Batch {
     /// Each entry's body, with the prefix its findings' paths take.
     entries: Vec<Entry>,
     partial: bool,
+    /// `documents` or `records`: where the documents' places are.
+    field: &'static str,
 }
 
 struct Entry {
@@ -168,7 +172,11 @@ impl Batch {
                 }
             })
             .collect();
-        Ok(Batch { entries, partial })
+        Ok(Batch {
+            entries,
+            partial,
+            field,
+        })
     }
 }
 
@@ -197,6 +205,33 @@ pub struct ValidBatch {
     /// Documents in the batch body.
     count: usize,
     partial: bool,
+    /// `documents` or `records`.
+    field: &'static str,
+}
+
+impl ValidBatch {
+    /// The batch's check: its sheets, and every valid document's warnings
+    /// with paths under its place (`documents[3].pages[0]...`).
+    fn report(&self) -> CheckReport {
+        let details: Vec<Finding> = self
+            .documents
+            .iter()
+            .flat_map(|(index, laid)| {
+                let place = format!("{}[{index}]", self.field);
+                crate::warnings::check(laid).into_iter().map(move |w| Finding {
+                    path: Violation::at(&w.path, String::new()).under(&place).path,
+                    code: w.code.as_str().into(),
+                    message: w.message,
+                })
+            })
+            .collect();
+        CheckReport {
+            valid: true,
+            sheets: self.documents.iter().map(|(_, laid)| laid.sheet_count()).sum(),
+            warnings: details.len(),
+            details,
+        }
+    }
 }
 
 impl Engine {
@@ -273,7 +308,18 @@ impl Engine {
             left_out,
             count,
             partial: batch.partial,
+            field: batch.field,
         })
+    }
+
+    /// What [`Engine::validate_batch`] finds, as a check report: the
+    /// refusal, or the valid documents' sheets and warnings (a partial
+    /// batch's left-out documents are not in it).
+    pub fn check_batch(&self, body: &[u8], output: &Output) -> CheckReport {
+        match self.validate_batch(body, output) {
+            Ok(batch) => batch.report(),
+            Err(e) => CheckReport::refused(&e),
+        }
     }
 
     fn render_valid_batch(
@@ -391,8 +437,139 @@ impl Engine {
     }
 }
 
+/// A batch body's documents one by one, each as the body of a single
+/// render (`POST /api/v1/label`): the document or template body as sent,
+/// or the batch's template with one record as its `data`. For a server that
+/// renders the documents of a batch apart. Read without validating: the
+/// engine validates the batch ([`Engine::validate_batch`]) before any of
+/// these bodies renders. Holds the documents' JSON text as sent, so its
+/// memory is about the body's.
+pub struct BatchDocuments {
+    /// The documents, or the records.
+    documents: Vec<Box<RawValue>>,
+    /// Set when `documents` are records.
+    template: Option<Box<RawValue>>,
+    partial: bool,
+}
+
+impl BatchDocuments {
+    /// The documents of `body`, or `None` when it is no batch, or one the
+    /// engine refuses for its shape (see `Batch::read`).
+    pub fn read(body: &[u8]) -> Option<BatchDocuments> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Sent {
+            documents: Option<Vec<Box<RawValue>>>,
+            template: Option<Box<RawValue>>,
+            records: Option<Vec<Box<RawValue>>>,
+            #[serde(default)]
+            partial: bool,
+        }
+        let sent: Sent = serde_json::from_slice(body).ok()?;
+        let (documents, template) = match (sent.documents, sent.template, sent.records) {
+            (Some(documents), None, None) => (documents, None),
+            (None, Some(template), Some(records)) => (records, Some(template)),
+            _ => return None,
+        };
+        Some(BatchDocuments {
+            documents,
+            template,
+            partial: sent.partial,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+
+    /// Whether the batch asks for `partial`.
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+
+    /// The body of document `index` (0-based), made when it is asked for,
+    /// so that a template is not copied for every record at once.
+    pub fn body(&self, index: usize) -> Vec<u8> {
+        let item = self.documents[index].get();
+        match &self.template {
+            None => item.as_bytes().to_vec(),
+            Some(template) => format!(
+                "{{\"{}\":{},\"{}\":{}}}",
+                template::TEMPLATE_KEY,
+                template.get(),
+                template::DATA_KEY,
+                item
+            )
+            .into_bytes(),
+        }
+    }
+}
+
 /// A batch's output before it is answered: one file, or several (PNGs).
 enum Produced {
     One(Vec<u8>, Format),
     Files(Vec<(String, Vec<u8>)>),
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn read(body: Value) -> Option<BatchDocuments> {
+        BatchDocuments::read(&serde_json::to_vec(&body).unwrap())
+    }
+
+    fn bodies(documents: &BatchDocuments) -> Vec<Value> {
+        (0..documents.len())
+            .map(|i| serde_json::from_slice(&documents.body(i)).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_of_documents_gives_each_document_as_sent() {
+        let one = json!({"pages": [{"size": "a6", "elements": []}]});
+        let two = json!({"template": {"pages": []}, "data": {"a": "{{b}}"}});
+        let documents = read(json!({"documents": [one, two]})).unwrap();
+        assert!(!documents.partial());
+        assert_eq!(bodies(&documents), [one, two]);
+        // The text as sent, escapes and all.
+        let sent = br#"{"documents": [{"pages": [], "x": "\u0041\n1.50"}], "partial": true}"#;
+        let documents = BatchDocuments::read(sent).unwrap();
+        assert!(documents.partial());
+        assert_eq!(documents.body(0), br#"{"pages": [], "x": "\u0041\n1.50"}"#);
+    }
+
+    #[test]
+    fn a_template_with_records_gives_the_template_filled_with_each_record() {
+        let template = json!({"pages": [{"size": "a6", "elements": [
+            {"type": "text", "x": 1, "y": 1, "content": "{{name}}"}]}]});
+        let records = [json!({"name": "Ada"}), json!({"name": "\"}, {"})];
+        let documents = read(json!({"template": template, "records": records})).unwrap();
+        let expected: Vec<Value> = records
+            .iter()
+            .map(|r| json!({ template::TEMPLATE_KEY: template, template::DATA_KEY: r }))
+            .collect();
+        assert_eq!(bodies(&documents), expected);
+    }
+
+    #[test]
+    fn a_body_of_another_shape_is_no_batch_to_split() {
+        for body in [
+            json!([]),
+            json!({"documents": {}}),
+            json!({"records": [{}]}),
+            json!({"template": {}, "documents": [{}]}),
+            json!({"documents": [{}], "records": [{}]}),
+            json!({"documents": [{}], "extra": 1}),
+            json!({"documents": [{}], "partial": "yes"}),
+        ] {
+            assert!(read(body.clone()).is_none(), "{body}");
+        }
+    }
 }

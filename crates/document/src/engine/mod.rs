@@ -19,6 +19,7 @@ use typst_pdf::{PdfOptions, PdfStandards, Timestamp};
 
 use self::fonts::{FontOptions, Fonts};
 use self::raster::Raster;
+pub use self::batch::BatchDocuments;
 pub use self::raster::{Format, Output, PngOptions};
 use self::world::RenderWorld;
 pub use self::zpl::ZplOptions;

@@ -192,16 +192,19 @@ impl CheckReport {
     pub fn of(outcome: &Result<LaidOut, RequestError>) -> CheckReport {
         match outcome {
             Ok(laid) => CheckReport::valid(laid, check(laid)),
-            Err(RequestError::Json { .. }) => CheckReport::invalid(vec![Finding {
+            Err(e) => CheckReport::refused(e),
+        }
+    }
+
+    /// The report of a body refused: its API-001, or every violation.
+    pub fn refused(error: &RequestError) -> CheckReport {
+        match error {
+            RequestError::Json { .. } => CheckReport::invalid(vec![Finding {
                 path: String::new(),
                 code: "API-001".into(),
-                message: outcome
-                    .as_ref()
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default(),
+                message: error.to_string(),
             }]),
-            Err(RequestError::Invalid(violations)) => CheckReport::invalid(
+            RequestError::Invalid(violations) => CheckReport::invalid(
                 violations
                     .iter()
                     .map(|v| Finding {
