@@ -1,13 +1,16 @@
 //! Arbitrary bytes as a batch body (`POST /api/v1/batch`): reading the
 //! batch, filling its template per record, validating every document and
 //! rendering the valid ones must never panic; a batch either renders as
-//! one file or is refused with violations at paths into the batch.
+//! one file or is refused with violations at paths into the batch. The
+//! server's split of a batch into single renders (`BatchDocuments`, for
+//! ZPL and PNG) gives JSON bodies, and for a batch the engine accepts, each
+//! of them validates alone.
 #![no_main]
 
 use std::sync::LazyLock;
 
 use labelpress::engine::fonts::FontOptions;
-use labelpress::engine::{Format, Output};
+use labelpress::engine::{BatchDocuments, Format, Output};
 use labelpress::validate::RequestError;
 use labelpress::{Engine, RenderError};
 use libfuzzer_sys::fuzz_target;
@@ -23,6 +26,18 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
 });
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(documents) = BatchDocuments::read(data) {
+        let accepted = !documents.partial() && ENGINE.validate_batch(data, &Output::Pdf).is_ok();
+        for i in 0..documents.len() {
+            let body = documents.body(i);
+            serde_json::from_slice::<serde_json::Value>(&body).expect("a document's body is JSON");
+            if accepted {
+                if let Err(e) = ENGINE.validate_for(&body, &Output::Pdf) {
+                    panic!("document {i} of an accepted batch is refused alone: {e}");
+                }
+            }
+        }
+    }
     match ENGINE.render_batch(data, &Output::Pdf) {
         Ok(r) => {
             assert!(r.documents >= 1);
