@@ -92,20 +92,22 @@ pub async fn answer(
     };
     let slots = node.pool.slots();
     let documents = Arc::new(documents);
-    let mut rendered = Box::pin(stream::iter(reservations.into_iter().enumerate())
-        .map(move |(index, reservation)| {
-            let node = node.clone();
-            let service = service.clone();
-            let documents = documents.clone();
-            async move {
-                let body = tokio::task::spawn_blocking(move || documents.body(index))
-                    .await
-                    .map_err(|_| ApiError::Internal("the batch's body task failed".into()))?;
-                let work = Work::Document(output);
-                render_document(&node, service, reservation, body.into(), work, index > 0).await
-            }
-        })
-        .buffered(slots.max(1)));
+    let mut rendered = Box::pin(
+        stream::iter(reservations.into_iter().enumerate())
+            .map(move |(index, reservation)| {
+                let node = node.clone();
+                let service = service.clone();
+                let documents = documents.clone();
+                async move {
+                    let body = tokio::task::spawn_blocking(move || documents.body(index))
+                        .await
+                        .map_err(|_| ApiError::Internal("the batch's body task failed".into()))?;
+                    let work = Work::Document(output);
+                    render_document(&node, service, reservation, body.into(), work, index > 0).await
+                }
+            })
+            .buffered(slots.max(1)),
+    );
     // The first document is waited for before the answer's head, so that a
     // batch refused by then (the queue full) answers as a render does.
     let first = match rendered.next().await {
@@ -141,7 +143,15 @@ async fn render_document(
     let started = Instant::now();
     let give_up = started + node.pool.deadline();
     loop {
-        let produced = produce(node, service.clone(), &[&reservation], started, body.clone(), work).await;
+        let produced = produce(
+            node,
+            service.clone(),
+            &[&reservation],
+            started,
+            body.clone(),
+            work,
+        )
+        .await;
         match produced {
             Err(ApiError::Overloaded { .. })
                 if patient && Instant::now() + QUEUE_FULL_PAUSE < give_up =>

@@ -421,7 +421,13 @@ async fn a_zpl_or_png_batch_streams_each_documents_own_render_in_order_one_unit_
     let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names,
-        ["0001-1.png", "0002-1.png", "0002-2.png", "0003-1.png", "0004-1.png"]
+        [
+            "0001-1.png",
+            "0002-1.png",
+            "0002-2.png",
+            "0003-1.png",
+            "0004-1.png"
+        ]
     );
     let mut expected = Vec::new();
     for single in &alone_png {
@@ -440,7 +446,13 @@ async fn a_zpl_or_png_batch_streams_each_documents_own_render_in_order_one_unit_
         .collect();
     assert_eq!(
         decoded_sheets,
-        [["STREAM1"], ["STREAM2A"], ["STREAM2B"], ["STREAM3"], ["STREAM4"]]
+        [
+            ["STREAM1"],
+            ["STREAM2A"],
+            ["STREAM2B"],
+            ["STREAM3"],
+            ["STREAM4"]
+        ]
     );
     await_balance(base, &id, 80, Duration::from_secs(30)).await;
 }

@@ -206,7 +206,11 @@ mod tests {
             let out = archive.add(name, bytes);
             // Each entry but the last is out once the next one starts.
             if i > 0 {
-                assert!(out.len() >= entries[i - 1].1.len(), "entry {i}: {}", out.len());
+                assert!(
+                    out.len() >= entries[i - 1].1.len(),
+                    "entry {i}: {}",
+                    out.len()
+                );
             } else {
                 assert!(out.is_empty());
             }

@@ -218,16 +218,22 @@ impl ValidBatch {
             .iter()
             .flat_map(|(index, laid)| {
                 let place = format!("{}[{index}]", self.field);
-                crate::warnings::check(laid).into_iter().map(move |w| Finding {
-                    path: Violation::at(&w.path, String::new()).under(&place).path,
-                    code: w.code.as_str().into(),
-                    message: w.message,
-                })
+                crate::warnings::check(laid)
+                    .into_iter()
+                    .map(move |w| Finding {
+                        path: Violation::at(&w.path, String::new()).under(&place).path,
+                        code: w.code.as_str().into(),
+                        message: w.message,
+                    })
             })
             .collect();
         CheckReport {
             valid: true,
-            sheets: self.documents.iter().map(|(_, laid)| laid.sheet_count()).sum(),
+            sheets: self
+                .documents
+                .iter()
+                .map(|(_, laid)| laid.sheet_count())
+                .sum(),
             warnings: details.len(),
             details,
         }

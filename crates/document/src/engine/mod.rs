@@ -17,9 +17,9 @@ use typst::foundations::{Datetime, Smart};
 use typst_layout::PagedDocument;
 use typst_pdf::{PdfOptions, PdfStandards, Timestamp};
 
+pub use self::batch::BatchDocuments;
 use self::fonts::{FontOptions, Fonts};
 use self::raster::Raster;
-pub use self::batch::BatchDocuments;
 pub use self::raster::{Format, Output, PngOptions};
 use self::world::RenderWorld;
 pub use self::zpl::ZplOptions;

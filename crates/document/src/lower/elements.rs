@@ -25,7 +25,7 @@ fn fits_sheet(fitted: &FittedText, sheet_width: f64) -> bool {
 
 /// Typst's default text weight (`regular`), which the document's text
 /// starts from.
-const REGULAR_WEIGHT: u16 = 400;
+pub(crate) const REGULAR_WEIGHT: u16 = 400;
 
 /// Typst lands position links 10 pt above the requested y (measured with
 /// typst 0.15.1); asking 10 pt lower puts the destination where the request says.
@@ -180,13 +180,11 @@ impl Ctx<'_> {
         if style.color != self.text_colour {
             let _ = write!(set, "fill: {}, ", ty::colour(style.color, 1.0));
         }
-        let _ = write!(
-            set,
-            "size: {}, top-edge: {}em, bottom-edge: {}em",
-            ty::pt(fitted.size),
-            num(ascender),
-            num(-(style.line_height - ascender)),
-        );
+        let _ = write!(set, "size: {}", ty::pt(fitted.size));
+        let edges = TextEdges::of(ascender, style.line_height);
+        if edges != self.text_edges {
+            let _ = write!(set, ", {edges}");
+        }
         if style.family != self.config.defaults.font_family {
             let _ = write!(set, ", font: {}", self.font_list(&style.family));
         }
@@ -555,4 +553,32 @@ fn marker_shape(
             pt(px - nx * half, py - ny * half)
         ),
     })
+}
+
+/// A text's line box (Typst's `top-edge` and `bottom-edge`, in em): the
+/// ascender above the baseline, the rest of the line height below.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextEdges {
+    top: f64,
+    bottom: f64,
+}
+
+impl TextEdges {
+    pub fn of(ascender: f64, line_height: f64) -> TextEdges {
+        TextEdges {
+            top: ascender,
+            bottom: -(line_height - ascender),
+        }
+    }
+}
+
+impl std::fmt::Display for TextEdges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "top-edge: {}em, bottom-edge: {}em",
+            num(self.top),
+            num(self.bottom)
+        )
+    }
 }

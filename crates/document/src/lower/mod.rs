@@ -70,6 +70,10 @@ pub(crate) struct Ctx<'a> {
     /// The colour the document's `#set text` gives all its text (the
     /// configured default): a text of this colour needs no `fill` of its own.
     pub text_colour: crate::style::Rgb,
+    /// The line box edges the document's `#set text` gives all its text:
+    /// those of the configured family, regular weight and line height. A
+    /// text with the same edges needs none of its own.
+    pub text_edges: elements::TextEdges,
 }
 
 /// Lowers a laid-out document to Typst source.
@@ -135,6 +139,10 @@ fn lower_documents(
             native_dpi,
             text_colour: crate::style::Rgb::parse(&config.defaults.text_color)
                 .unwrap_or(crate::style::Rgb::BLACK),
+            text_edges: elements::TextEdges::of(
+                fonts.ascender(&config.defaults.font_family, elements::REGULAR_WEIGHT),
+                config.defaults.line_height,
+            ),
         };
         ctx.document_settings(i == 0);
         for sheet in sheets {
@@ -191,9 +199,10 @@ impl Ctx<'_> {
             .collect();
         let _ = writeln!(self.out, "#let lp-fallback = ({},)", fallback.join(", "));
         let mut text = format!(
-            "font: ({},) + lp-fallback, size: {}, top-edge: \"ascender\", fill: {}",
+            "font: ({},) + lp-fallback, size: {}, {}, fill: {}",
             typst::string(family),
             typst::pt(self.config.defaults.font_size),
+            self.text_edges,
             typst::colour(self.text_colour, 1.0),
         );
         match &meta.language {

@@ -9,6 +9,7 @@ use super::Engine;
 
 mod display;
 mod images;
+mod lowering;
 mod producer;
 
 /// The default configuration with the embedded fonts and no resource folder.
