@@ -39,7 +39,15 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
         // The printer draws the symbol: an empty box in its place.
         _ if native => "none".into(),
         Some(dpi) if dpi > 0.0 => on_dot_grid(ctx, barcode, at, dpi, &fg, bg, &alt),
-        _ => whole_box(ctx, barcode, &fg, bg, &alt),
+        _ => {
+            let image = whole_box(ctx, barcode, &fg, bg, &alt);
+            // An image of exactly the element's box needs no box around
+            // it (Typst parses and evaluates the whole source each render).
+            if barcode.text.is_none() {
+                return image;
+            }
+            format!("place({image})")
+        }
     };
     if let Some((style, text)) = &barcode.text {
         let mut body = ctx.text_body(text, style);
@@ -61,7 +69,8 @@ pub(crate) fn draw(ctx: &mut Ctx, barcode: &Barcode, at: (f64, f64)) -> String {
 }
 
 /// The symbol as one SVG image the size of the whole box, the symbol at its
-/// fitted place in it (and the background, if any, filling it).
+/// fitted place in it (and the background, if any, filling it): an `image`
+/// call of the element's width and height.
 fn whole_box(ctx: &mut Ctx, barcode: &Barcode, fg: &str, bg: Option<Rgb>, alt: &str) -> String {
     let b = &barcode.spec;
     let fitted = &barcode.symbol;
@@ -91,7 +100,7 @@ fn whole_box(ctx: &mut Ctx, barcode: &Barcode, fg: &str, bg: Option<Rgb>, alt: &
     );
     let index = push_image(ctx, svg);
     format!(
-        "place(image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {alt}))",
+        "image(\"/img/{index}\", format: \"svg\", width: {}, height: {}, fit: \"stretch\", alt: {alt})",
         mm(w),
         mm(h)
     )

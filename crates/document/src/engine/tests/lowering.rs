@@ -49,3 +49,35 @@ fn texts_carry_line_box_edges_only_where_they_differ_from_the_documents() {
         own[0]
     );
 }
+
+/// A barcode is one SVG image of exactly its element's box, placed as it
+/// is; only a barcode with human-readable text (placed in the same box)
+/// keeps a box around both.
+#[test]
+fn a_barcode_without_text_is_its_image_alone() {
+    let barcode = |y: f64, hrt: bool| {
+        json!({"type": "barcode", "x": 5, "y": y, "width": 60, "height": 20, "format": "code128",
+               "content": format!("Y{y}"), "hrt": {"enabled": hrt}})
+    };
+    let lowered = source(json!({"pages": [{"size": "a6", "elements": [
+        barcode(5.0, false),
+        barcode(40.0, true)
+    ]}]}));
+    let line = |content: &str| {
+        lowered
+            .lines()
+            .find(|l| l.starts_with("place(") && l.contains(content))
+            .unwrap_or_else(|| panic!("{content} in {lowered}"))
+            .to_string()
+    };
+    let bare = line("alt: \"Y5\"");
+    assert!(
+        bare.starts_with("place(dx: 5mm, dy: 5mm, image(\"/img/"),
+        "{bare}"
+    );
+    let with_text = line("alt: \"Y40\"");
+    assert!(
+        with_text.contains("box(width: 60mm, height: 20mm, { place(image("),
+        "{with_text}"
+    );
+}
