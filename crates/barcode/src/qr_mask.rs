@@ -152,9 +152,10 @@ fn row_penalty(rows: &[u64], columns: &mut [u64], n: usize) -> i32 {
 /// module x, set when dark).
 ///
 /// A finder-like pattern of module width w has a dark run of exactly 3w.
-/// Most lines have no dark run of six or more, so only patterns of width
-/// 1 can occur, and both rules are then found for every position at once
-/// with shifts; the others are walked run by run.
+/// Most lines have no dark run of 6, 9, 12... modules (a finder pattern's
+/// edge is a run of 7), so only patterns of width 1 can occur, and both
+/// rules are then found for every position at once with shifts; the others
+/// are walked run by run.
 fn bit_line_penalty(line: u64, n: usize) -> i32 {
     // The line from bit 8 on, light on either side: outside the symbol the
     // light border (qrcodegen adds the symbol's size to the first and last
@@ -162,11 +163,27 @@ fn bit_line_penalty(line: u64, n: usize) -> i32 {
     let dark = u128::from(line & line_mask(n)) << 8;
     let light = !dark;
     let runs_of_six = dark & dark >> 1 & dark >> 2 & dark >> 3 & dark >> 4 & dark >> 5;
-    if runs_of_six != 0 {
+    if runs_of_six != 0 && has_wide_core_run(line & line_mask(n)) {
         return run_line_penalty(line, n);
     }
     let inside = u128::from(line_mask(n)) << 8;
     long_run_penalty(dark) + long_run_penalty(light & inside) + finder_penalty(dark, light)
+}
+
+/// Whether `dark` has a run of 6, 9, 12... set bits: the dark core of a
+/// finder-like pattern of module width 2 or more.
+fn has_wide_core_run(dark: u64) -> bool {
+    let mut rest = dark;
+    while rest != 0 {
+        let start = rest.trailing_zeros();
+        let length = (!(rest >> start)).trailing_zeros();
+        if length >= 6 && length % 3 == 0 {
+            return true;
+        }
+        // `length` < 64: a line has at most 61 modules.
+        rest &= !(((1u64 << length) - 1) << start);
+    }
+    false
 }
 
 /// The bits of a line of `n` modules.
