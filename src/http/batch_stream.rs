@@ -28,7 +28,7 @@ use axum::response::Response;
 use futures_util::stream::{self, Stream, StreamExt};
 use tokio::time::Instant;
 
-use super::render::{failure, produce, Document, WARNINGS_HEADER};
+use super::render::{produce, Document, WARNINGS_HEADER};
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
 use crate::auth::Reservation;
@@ -57,21 +57,14 @@ pub async fn check(
     body: &Bytes,
     output: Output,
 ) -> Result<CheckReport, ApiError> {
-    let pool = &node.pool;
-    let retry_after_s = pool.retry_after_s();
-    let deadline = (started + pool.deadline()).into_std();
-    let renderer = service.renderer.clone();
     let body = body.clone();
-    pool.run_with_reply(started, move |reply| {
-        let report = renderer.check_batch(&output, &body, deadline);
-        if reply.claim() {
-            reply.send(report);
-        }
-        renderer.prepare();
-    })
+    super::check::run_check(
+        &node.pool,
+        service.renderer.clone(),
+        started,
+        move |renderer, deadline| renderer.check_batch(&output, &body, deadline),
+    )
     .await
-    .map_err(|e| e.into_api(retry_after_s))?
-    .map_err(|e| failure(e, retry_after_s))
 }
 
 /// The answer to a checked batch: a 200 whose body streams the documents

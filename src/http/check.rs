@@ -25,12 +25,14 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::extract::{Arrived, JsonBody};
-use super::pool::PoolError;
+use super::pool::{PoolError, RenderPool};
 use super::render::failure;
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
 use crate::auth::Reservation;
+use crate::worker::{RenderFailure, Renderer};
+use labelpress_document::warnings::CheckReport;
 
 pub async fn label_check(
     Arrived(started): Arrived,
@@ -56,18 +58,13 @@ pub async fn label_check(
         let _turn = check_turn(&node.checks, deadline)
             .await
             .map_err(|e| e.into_api(retry_after_s))?;
-        let std_deadline = deadline.into_std();
-        let renderer = service.renderer;
-        pool.run_with_reply(started, move |reply| {
-            let report = renderer.check(&body, std_deadline);
-            if reply.claim() {
-                reply.send(report);
-            }
-            renderer.prepare();
-        })
+        run_check(
+            pool,
+            service.renderer,
+            started,
+            move |renderer, deadline| renderer.check(&body, deadline),
+        )
         .await
-        .map_err(|e| e.into_api(retry_after_s))?
-        .map_err(|e| failure(e, retry_after_s))
     };
     let mut response = match answer.await {
         Ok(report) => {
@@ -78,6 +75,30 @@ pub async fn label_check(
     };
     response.extensions_mut().insert(info);
     response
+}
+
+/// Runs `check` on a render thread (in its worker, see [`Renderer`]) with
+/// the request's deadline: the report, or why there is none.
+pub(super) async fn run_check(
+    pool: &RenderPool,
+    renderer: Renderer,
+    started: Instant,
+    check: impl FnOnce(&Renderer, std::time::Instant) -> Result<CheckReport, RenderFailure>
+        + Send
+        + 'static,
+) -> Result<CheckReport, ApiError> {
+    let retry_after_s = pool.retry_after_s();
+    let deadline = (started + pool.deadline()).into_std();
+    pool.run_with_reply(started, move |reply| {
+        let report = check(&renderer, deadline);
+        if reply.claim() {
+            reply.send(report);
+        }
+        renderer.prepare();
+    })
+    .await
+    .map_err(|e| e.into_api(retry_after_s))?
+    .map_err(|e| failure(e, retry_after_s))
 }
 
 /// One of the check slots, waited for until `deadline`.
