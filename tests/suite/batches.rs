@@ -471,3 +471,62 @@ fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// A streamed batch whose third document fails after the answer began (its
+/// render outlives its deadline): the answer ends without its last chunk,
+/// so the client sees it incomplete, and only the two documents rendered
+/// before are charged.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamed_batch_cut_off_by_a_failing_document_is_incomplete_and_charges_what_it_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limits.toml");
+    // One slot: the documents render one after another. Each has its own
+    // deadline, which the check of the whole batch (about a second) and the
+    // first two labels keep far from; the table's 650 sheets of ZPL (about
+    // 13 s here, and more than limits.zpl_bytes if they ever finished) do
+    // not.
+    std::fs::write(
+        &config,
+        "[limits]\nrender_concurrency = 1\nrender_deadline_ms = 3000\n",
+    )
+    .unwrap();
+    let server = server::start(dir.path(), &["--config", config.to_str().unwrap()]);
+    let base = &server.base;
+    let (id, token) = new_token(base, 10, None).await;
+    let columns: Vec<Value> = ["a", "b", "c"]
+        .iter()
+        .map(|key| json!({"key": key, "header": key, "width": {"mode": "fixed", "value": 50}}))
+        .collect();
+    let rows: Vec<Value> = (0..36_000)
+        .map(|i| json!({"a": format!("item {i}"), "b": "Widget, blue, large", "c": i}))
+        .collect();
+    let table = json!({"pages": [{"size": "a4", "elements": [
+        {"type": "table", "x": 10, "y": 10, "columns": columns, "rows": rows}
+    ]}]});
+    let batch = json!({"documents": [label("CUT1"), label("CUT2"), table, label("CUT4")]});
+    let response = client()
+        .post(format!("{base}/api/v1/batch?format=zpl"))
+        .bearer_auth(&token)
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "the answer began");
+    let read = response.bytes().await;
+    assert!(
+        read.is_err(),
+        "an answer cut off reads as an error, not as whole"
+    );
+    await_balance(base, &id, 8, Duration::from_secs(30)).await;
+    // The slot serves the next request.
+    let r = post(
+        base,
+        &token,
+        "?format=zpl",
+        None,
+        &json!({"documents": [label("AFTER")]}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.bytes));
+    await_balance(base, &id, 7, Duration::from_secs(30)).await;
+}
