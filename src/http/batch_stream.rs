@@ -7,12 +7,16 @@
 //!
 //! The whole batch is checked first (one job, as a batch render would
 //! validate it), so a refusal still comes before anything is rendered or
-//! charged. Each document is then charged as it is rendered, one unit of
-//! the ones reserved for the batch. A document that fails after the answer
-//! has started (a worker that died, a deadline) ends the answer early,
+//! charged. The first document then renders alone: the answer's head
+//! leaves once it is done, so a failure until then is an ordinary error
+//! answer with nothing charged. Each document is charged as it is rendered,
+//! one unit of the ones reserved for the batch. A document that fails after
+//! the answer has started (a worker that died, a deadline, a refusal only
+//! its render finds, such as `limits.zpl_bytes`) ends the answer early,
 //! without its last chunk, so that the client sees an incomplete answer,
 //! never a short one that looks whole; the documents already sent stay
-//! charged.
+//! charged, and those still rendering give their units back (a request's
+//! reservation that drops uncharged is never charged).
 //!
 //! A PDF is one compile of every document (`lower_batch`), which measures
 //! faster than documents apart and cannot be cut between documents; a
@@ -85,31 +89,28 @@ pub async fn answer(
     };
     let slots = node.pool.slots();
     let documents = Arc::new(documents);
-    let mut rendered = Box::pin(
-        stream::iter(reservations.into_iter().enumerate())
+    let mut reservations = reservations.into_iter().enumerate();
+    let Some((_, reservation)) = reservations.next() else {
+        return Err(ApiError::Internal("a batch with no documents".into()));
+    };
+    // The first document renders alone, before the answer's head: a batch
+    // refused by then (the queue full, a render refused) answers as a
+    // render does, and no other document has been rendered or charged.
+    let first = render_nth(&node, &service, &documents, output, 0, reservation).await?;
+    let rest = Box::pin(
+        stream::iter(reservations)
             .map(move |(index, reservation)| {
-                let node = node.clone();
-                let service = service.clone();
-                let documents = documents.clone();
+                let (node, service, documents) = (node.clone(), service.clone(), documents.clone());
                 async move {
-                    let body = tokio::task::spawn_blocking(move || documents.body(index))
-                        .await
-                        .map_err(|_| ApiError::Internal("the batch's body task failed".into()))?;
-                    let work = Work::Document(output);
-                    render_document(&node, service, reservation, body.into(), work, index > 0).await
+                    let document =
+                        render_nth(&node, &service, &documents, output, index, reservation).await;
+                    (index, document)
                 }
             })
             .buffered(slots.max(1)),
     );
-    // The first document is waited for before the answer's head, so that a
-    // batch refused by then (the queue full) answers as a render does.
-    let first = match rendered.next().await {
-        Some(first) => first?,
-        None => return Err(ApiError::Internal("a batch with no documents".into())),
-    };
     let mut writer = PartWriter::new(format);
     let head = writer.part(0, first)?;
-    let rest = rendered.enumerate().map(|(i, document)| (i + 1, document));
     let body = stream::once(async move { Ok(head) }).chain(parts(writer, rest));
     let mut response = Response::new(Body::from_stream(body));
     *response.status_mut() = StatusCode::OK;
@@ -120,6 +121,33 @@ pub async fn answer(
     );
     headers.insert(WARNINGS_HEADER, HeaderValue::from(report.warnings));
     Ok(response)
+}
+
+/// Document `index` of the batch, rendered and charged to `reservation`;
+/// after the first, a full render queue is asked again until the
+/// document's deadline, rather than ending an answer already under way.
+async fn render_nth(
+    node: &AppState,
+    service: &RenderService,
+    documents: &Arc<BatchDocuments>,
+    output: Output,
+    index: usize,
+    reservation: Reservation,
+) -> Result<Document, ApiError> {
+    let documents = documents.clone();
+    let body = tokio::task::spawn_blocking(move || documents.body(index))
+        .await
+        .map_err(|_| ApiError::Internal("the batch's body task failed".into()))?;
+    let work = Work::Document(output);
+    render_document(
+        node,
+        service.clone(),
+        reservation,
+        body.into(),
+        work,
+        index > 0,
+    )
+    .await
 }
 
 /// One document of the batch, rendered and charged. When `patient`, a full

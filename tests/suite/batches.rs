@@ -473,21 +473,19 @@ fn zip_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
 }
 
 /// A streamed batch whose third document fails after the answer began (its
-/// render outlives its deadline): the answer ends without its last chunk,
-/// so the client sees it incomplete, and only the two documents rendered
-/// before are charged.
+/// ZPL is more than `limits.zpl_bytes`, which only its render can tell):
+/// the answer ends without its last chunk, so the client sees it
+/// incomplete, and only the two documents rendered before are charged. A
+/// first document that fails is an ordinary refusal, nothing charged.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_streamed_batch_cut_off_by_a_failing_document_is_incomplete_and_charges_what_it_sent() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("limits.toml");
-    // One slot: the documents render one after another. Each has its own
-    // deadline, which the check of the whole batch (about a second) and the
-    // first two labels keep far from; the table's 650 sheets of ZPL (about
-    // 13 s here, and more than limits.zpl_bytes if they ever finished) do
-    // not.
+    // One slot: the documents render one after another. A label's ZPL is
+    // about 15 kB; the table's forty sheets are far more than 200 kB.
     std::fs::write(
         &config,
-        "[limits]\nrender_concurrency = 1\nrender_deadline_ms = 3000\n",
+        "[limits]\nrender_concurrency = 1\nzpl_bytes = 200000\n",
     )
     .unwrap();
     let server = server::start(dir.path(), &["--config", config.to_str().unwrap()]);
@@ -497,12 +495,17 @@ async fn a_streamed_batch_cut_off_by_a_failing_document_is_incomplete_and_charge
         .iter()
         .map(|key| json!({"key": key, "header": key, "width": {"mode": "fixed", "value": 50}}))
         .collect();
-    let rows: Vec<Value> = (0..36_000)
+    let rows: Vec<Value> = (0..2_000)
         .map(|i| json!({"a": format!("item {i}"), "b": "Widget, blue, large", "c": i}))
         .collect();
     let table = json!({"pages": [{"size": "a4", "elements": [
         {"type": "table", "x": 10, "y": 10, "columns": columns, "rows": rows}
     ]}]});
+    // A first document that fails: an ordinary refusal, nothing charged.
+    let first_fails = json!({"documents": [table.clone(), label("NEVER")]});
+    let r = post(base, &token, "?format=zpl", None, &first_fails).await;
+    r.assert_error(422, "API-002");
+    await_balance(base, &id, 10, Duration::from_secs(30)).await;
     let batch = json!({"documents": [label("CUT1"), label("CUT2"), table, label("CUT4")]});
     let response = client()
         .post(format!("{base}/api/v1/batch?format=zpl"))

@@ -137,3 +137,37 @@ async fn a_revoked_token_stays_blacklisted_without_asking_the_verifier_again() {
     let after = server::metric(&server.base, "labelpress_verifier_duration_seconds_count").await;
     assert_eq!(calls, after, "a revoked token is not rechecked");
 }
+
+/// A client that hangs up before its document is done is not charged:
+/// nobody gets the document (the render's answer finds its caller gone).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_hangs_up_before_its_render_is_done_is_not_charged() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::start(dir.path(), &[]);
+    let (id, token) = new_token(&server.base, 5, None).await;
+    // A table of some seconds' work.
+    let columns: Vec<serde_json::Value> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|key| serde_json::json!({"key": key, "header": key, "width": {"mode": "fixed", "value": 40}}))
+        .collect();
+    let rows: Vec<serde_json::Value> = (0..30_000)
+        .map(|i| serde_json::json!({"a": format!("item {i}"), "b": "Widget", "c": i, "d": "12.50"}))
+        .collect();
+    let table = serde_json::json!({"pages": [{"size": "a4", "elements": [
+        {"type": "table", "x": 10, "y": 10, "columns": columns, "rows": rows}
+    ]}]});
+    let hung_up = reqwest::Client::new()
+        .post(format!("{}/api/v1/label", server.base))
+        .bearer_auth(&token)
+        .json(&table)
+        .timeout(Duration::from_millis(1500))
+        .send()
+        .await;
+    assert!(hung_up.is_err(), "the client gave up first");
+    // Long after the render would have finished: still the whole balance.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    await_balance(&server.base, &id, 5, Duration::from_secs(30)).await;
+    let next = render(&server.base, &token, &label("after")).await;
+    assert_eq!(next.status, 200);
+    await_balance(&server.base, &id, 4, Duration::from_secs(30)).await;
+}
