@@ -29,7 +29,7 @@ use crate::layout::LaidOut;
 use crate::lower;
 use crate::template::{self, Body};
 use crate::validate::{self, RequestError, Violation, MAX_VIOLATIONS};
-use crate::warnings::{CheckReport, Finding};
+use crate::warnings::CheckReport;
 
 /// The name of the manifest in a partial batch's archive.
 pub const MANIFEST: &str = "manifest.json";
@@ -213,30 +213,20 @@ impl ValidBatch {
     /// The batch's check: its sheets, and every valid document's warnings
     /// with paths under its place (`documents[3].pages[0]...`).
     fn report(&self) -> CheckReport {
-        let details: Vec<Finding> = self
-            .documents
-            .iter()
-            .flat_map(|(index, laid)| {
-                let place = format!("{}[{index}]", self.field);
-                crate::warnings::check(laid)
-                    .into_iter()
-                    .map(move |w| Finding {
-                        path: Violation::at(&w.path, String::new()).under(&place).path,
-                        code: w.code.as_str().into(),
-                        message: w.message,
-                    })
-            })
-            .collect();
-        CheckReport {
+        let mut report = CheckReport {
             valid: true,
-            sheets: self
-                .documents
-                .iter()
-                .map(|(_, laid)| laid.sheet_count())
-                .sum(),
-            warnings: details.len(),
-            details,
+            sheets: 0,
+            warnings: 0,
+            details: Vec::new(),
+        };
+        for (index, laid) in &self.documents {
+            let one = CheckReport::valid(laid, crate::warnings::check(laid))
+                .under(&format!("{}[{index}]", self.field));
+            report.sheets += one.sheets;
+            report.warnings += one.warnings;
+            report.details.extend(one.details);
         }
+        report
     }
 }
 

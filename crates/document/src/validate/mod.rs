@@ -47,11 +47,19 @@ impl Violation {
     /// This violation of a document that sits at `place` in a larger body
     /// (`template`, `documents[3]`): its path from that body's root.
     pub fn under(self, place: &str) -> Violation {
-        let path = match self.path.is_empty() {
-            true => place.to_string(),
-            false => format!("{place}.{}", self.path),
-        };
-        Violation { path, ..self }
+        Violation {
+            path: path_under(place, &self.path),
+            ..self
+        }
+    }
+}
+
+/// `path` (empty for the whole document) of a document that sits at
+/// `place` in a larger body, from that body's root: `documents[3].pages[0]`.
+pub fn path_under(place: &str, path: &str) -> String {
+    match path.is_empty() {
+        true => place.to_string(),
+        false => format!("{place}.{path}"),
     }
 }
 

@@ -220,7 +220,7 @@ impl CheckReport {
     pub fn valid(laid: &LaidOut, warnings: Vec<Warning>) -> CheckReport {
         CheckReport {
             valid: true,
-            sheets: sheet_count(laid),
+            sheets: laid.sheet_count(),
             warnings: warnings.len(),
             details: warnings
                 .into_iter()
@@ -233,6 +233,15 @@ impl CheckReport {
         }
     }
 
+    /// This report of a document that sits at `place` in a larger body (a
+    /// batch's `documents[3]`): its findings' paths from that body's root.
+    pub fn under(mut self, place: &str) -> CheckReport {
+        for finding in &mut self.details {
+            finding.path = crate::validate::path_under(place, &finding.path);
+        }
+        self
+    }
+
     fn invalid(details: Vec<Finding>) -> CheckReport {
         CheckReport {
             valid: false,
@@ -241,11 +250,6 @@ impl CheckReport {
             details,
         }
     }
-}
-
-/// Sheets a laid-out document prints on (as the lowering counts them).
-pub fn sheet_count(laid: &LaidOut) -> usize {
-    laid.sheets.iter().map(|s| s.count.max(1)).sum()
 }
 
 /// An element's path, formatted only when it warns.
