@@ -512,6 +512,16 @@ mod tests {
     use super::*;
     use qrcodegen::{Mask, QrSegment, Version};
 
+    /// A fixed pseudo-random sequence (xorshift64) from `state`.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// qrcodegen's own automatic choice, and ours from a mask-0 encoding.
     fn both(text: &str, ecl: QrCodeEcc, version: Option<u8>) -> (Vec<bool>, Vec<bool>) {
         let segments = QrSegment::make_segments(text);
@@ -560,13 +570,7 @@ mod tests {
         // Contents of the lengths labels carry and of every mode (digits,
         // upper case, bytes), from a fixed generator, so that every mask
         // wins some of them.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let alphabets: [&[u8]; 3] = [
             b"0123456789",
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 $%*+-./:",
@@ -651,13 +655,7 @@ mod tests {
     /// runs score each as the module-by-module rules do.
     #[test]
     fn a_line_of_bits_scores_as_the_module_rules_do() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut random = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = xorshift(0x9E37_79B9_7F4A_7C15);
         let patterned = |n: usize, random: &mut dyn FnMut() -> u64| {
             let mut line = 0u64;
             let mut x = (random() % 6) as usize;
