@@ -5,12 +5,11 @@
 //! charged), one unit per document, of which those rendered are charged.
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue};
 use axum::response::Response;
 
 use super::batch_stream;
 use super::extract::{Arrived, JsonBody, Wanted};
-use super::render::{answer, produce, Document};
+use super::render::{answer, finish, produce, Document};
 use super::request_id::LogInfo;
 use super::state::{AppState, RenderService};
 use crate::api_error::ApiError;
@@ -75,19 +74,13 @@ pub async fn batch(
     }
     .await;
     match produced {
-        Ok(Answer::Streamed {
-            mut response,
-            sheets,
-        }) => {
-            response
-                .headers_mut()
-                .insert(header::VARY, HeaderValue::from_static("accept"));
-            response.extensions_mut().insert(LogInfo {
+        Ok(Answer::Streamed { response, sheets }) => finish(
+            response,
+            LogInfo {
                 sheets: Some(sheets),
                 ..info
-            });
-            response
-        }
+            },
+        ),
         Ok(Answer::Whole(document)) => answer(Ok(document), info),
         Err(e) => answer(Err(e), info),
     }

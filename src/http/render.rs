@@ -60,7 +60,7 @@ pub async fn label(
 /// `Vary: accept` (it depends on Accept, so caches must key on it) and
 /// what the request log records.
 pub(super) fn answer(produced: Result<Document, ApiError>, mut info: LogInfo) -> Response {
-    let mut response = match produced {
+    let response = match produced {
         Ok(document) => {
             info.sheets = Some(document.sheets);
             info.bytes = Some(document.bytes.len());
@@ -68,6 +68,12 @@ pub(super) fn answer(produced: Result<Document, ApiError>, mut info: LogInfo) ->
         }
         Err(e) => e.into_response(),
     };
+    finish(response, info)
+}
+
+/// Any answer of the render or batch route: `Vary: accept`, and what the
+/// request log records.
+pub(super) fn finish(mut response: Response, info: LogInfo) -> Response {
     response
         .headers_mut()
         .insert(header::VARY, HeaderValue::from_static("accept"));
