@@ -42,16 +42,28 @@ pub struct Grid {
     pub vertical: Option<ResolvedStroke>,
 }
 
-/// A cell's text: its fitted lines and how they sit in the cell.
+/// How a cell looks, decided by its style layers: shared (one `Arc`) by
+/// every cell whose layers are the same, so a long table holds each look
+/// once, not once per cell.
 #[derive(Debug, Clone)]
-pub struct CellText {
-    /// The cell's style, at the size the text was fitted to.
-    pub style: ResolvedText,
-    pub fitted: FittedText,
+pub struct CellLook {
+    /// The text style before shrink-to-fit: the printed size is the cell's
+    /// `fitted.size`.
+    pub text: ResolvedText,
     pub padding: CellPadding,
     pub offset: (f64, f64),
+    pub fill: Option<ResolvedFill>,
+    /// top, right, bottom, left.
+    pub sides: [Side; 4],
+    /// The highest style level's `text.link`: makes the cell a link.
+    pub link: Option<Link>,
+}
+
+impl CellLook {
     /// Lines are cut at the cell's content box (`text_overflow: clip`).
-    pub clip: bool,
+    pub fn clip(&self) -> bool {
+        self.text.overflow == TextOverflow::Clip
+    }
 }
 
 /// One cell (header or body) with everything needed to draw it.
@@ -62,11 +74,19 @@ pub struct CellBox {
     pub col: usize,
     pub row_span: usize,
     pub col_span: usize,
-    pub fill: Option<ResolvedFill>,
-    /// top, right, bottom, left.
-    pub sides: [Side; 4],
-    pub text: CellText,
-    pub link: Option<Link>,
+    pub look: Arc<CellLook>,
+    /// The cell's text broken into lines for its width.
+    pub fitted: FittedText,
+    /// The cell's own `link`, which wins over its look's (validation
+    /// refuses both on one cell object).
+    pub own_link: Option<Box<Link>>,
+}
+
+impl CellBox {
+    /// The link the whole cell is: its own, else its style's.
+    pub fn link(&self) -> Option<&Link> {
+        self.own_link.as_deref().or(self.look.link.as_ref())
+    }
 }
 
 /// A laid-out table, ready to paginate and draw.
@@ -166,18 +186,6 @@ impl Pending<'_> {
         }
         layers
     }
-}
-
-/// A cell's resolved style: shared by every cell with the same layers.
-#[derive(Debug, Clone)]
-struct CellStyle {
-    text: ResolvedText,
-    padding: CellPadding,
-    offset: (f64, f64),
-    fill: Option<ResolvedFill>,
-    sides: [Side; 4],
-    /// The highest style level's `text.link`: makes the cell a link.
-    link: Option<Link>,
 }
 
 /// Lays a (validated) table out; `left` is its page x in mm.
@@ -308,8 +316,8 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
 
     // Styles once per distinct set of layers; rich text per cell (broken
     // tags are errors, and widths are measured from the runs).
-    let mut cache: HashMap<(Vec<usize>, bool), Arc<CellStyle>> = HashMap::new();
-    let mut style_of = |p: &Pending| -> Arc<CellStyle> {
+    let mut cache: HashMap<(Vec<usize>, bool), Arc<CellLook>> = HashMap::new();
+    let mut style_of = |p: &Pending| -> Arc<CellLook> {
         if p.own.is_some() {
             return Arc::new(resolve_cell_style(&p.layers(), p.alternate, env));
         }
@@ -359,7 +367,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
 
     let widths = column_widths(t, &header, &header_runs, &body, &body_runs, &measurer);
 
-    let build = |p: &Pending, (style, runs): &(Arc<CellStyle>, Option<Vec<Run>>)| {
+    let build = |p: &Pending, (style, runs): &(Arc<CellLook>, Option<Vec<Run>>)| {
         let width: f64 = widths[p.col..p.col + p.col_span].iter().sum();
         cell_box(
             p,
@@ -415,7 +423,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
             header_cells
                 .iter()
                 .chain(&body_cells)
-                .flat_map(|c| c.sides.iter().map(|s| &s.stroke)),
+                .flat_map(|c| c.look.sides.iter().map(|s| &s.stroke)),
         )
         .flatten()
         .map(reach)
@@ -519,7 +527,7 @@ fn column_widths(
 }
 
 /// A cell's resolved style and its parsed text (`None` when the tags are broken).
-type StyledRuns = (Arc<CellStyle>, Option<Vec<Run>>);
+type StyledRuns = (Arc<CellLook>, Option<Vec<Run>>);
 
 /// Resolves style layers (lowest first) into a cell style: text over
 /// `settings.defaults.text`, the last padding and offsets given, fills merged
@@ -529,7 +537,7 @@ fn resolve_cell_style(
     layers: &[(u8, &TableCellStyle)],
     alternate: Option<&FillStyle>,
     env: &TableEnv,
-) -> CellStyle {
+) -> CellLook {
     let defaults_text = env.settings.defaults.as_ref().and_then(|d| d.text.as_ref());
     let mut text_layers: Vec<Option<&TextStyle>> = vec![defaults_text];
     text_layers.extend(layers.iter().map(|(_, s)| s.text.as_ref()));
@@ -588,7 +596,7 @@ fn resolve_cell_style(
                 stroke: None,
             })
     };
-    CellStyle {
+    CellLook {
         text,
         link: merged_text.link.as_ref().map(Link::resolve),
         padding,
@@ -606,41 +614,26 @@ fn resolve_cell_style(
 /// Breaks a cell's text into lines for its width and measures them.
 fn cell_box(
     p: &Pending,
-    cell_style: &CellStyle,
+    look: &Arc<CellLook>,
     runs: &[Run],
     width: f64,
     measurer: &Measurer,
 ) -> CellBox {
-    let inner = (width - 2.0 * cell_style.padding.x).max(0.0);
-    let fitted = fit_text(runs, &cell_style.text, Some(inner), None, measurer);
-    let style = ResolvedText {
-        size: fitted.size,
-        ..cell_style.text.clone()
-    };
+    let inner = (width - 2.0 * look.padding.x).max(0.0);
     CellBox {
         row: p.row,
         col: p.col,
         row_span: p.row_span,
         col_span: p.col_span,
-        fill: cell_style.fill.clone(),
-        sides: cell_style.sides.clone(),
-        text: CellText {
-            clip: style.overflow == TextOverflow::Clip,
-            style,
-            fitted,
-            padding: cell_style.padding,
-            offset: cell_style.offset,
-        },
-        // The cell's own `link` wins over a style's (validation refuses
-        // both on one cell object).
-        link: p.link.or(cell_style.link.as_ref()).cloned(),
+        fitted: fit_text(runs, &look.text, Some(inner), None, measurer),
+        look: look.clone(),
+        own_link: p.link.cloned().map(Box::new),
     }
 }
 /// Row heights: the tallest single-row cell (text, padding and a downward
 /// offset), at least `min`; a spanning cell taller than its rows grows its last row.
 fn row_heights(rows: usize, cells: &[CellBox], min: f64) -> Vec<f64> {
-    let need =
-        |c: &CellBox| c.text.fitted.height() + 2.0 * c.text.padding.y + c.text.offset.1.max(0.0);
+    let need = |c: &CellBox| c.fitted.height() + 2.0 * c.look.padding.y + c.look.offset.1.max(0.0);
     let mut heights = vec![min; rows];
     for c in cells.iter().filter(|c| c.row_span == 1) {
         heights[c.row] = heights[c.row].max(need(c));
@@ -775,9 +768,9 @@ mod tests {
         let columns = json!([{"key": "a", "width": {"mode": "fixed", "value": 10},
             "cell": {"text": {"shrink_to_fit": true, "min_font_size": 2}}}]);
         let laid = lay(&table(columns, None, &[&["aaaa bbbb"]]));
-        let text = &laid.body_cells[0].text;
-        assert_eq!(text.fitted.lines.len(), 1);
-        assert!(text.style.size < 10.0);
-        assert!(text.fitted.lines[0].width <= 8.0 + 1e-9);
+        let fitted = &laid.body_cells[0].fitted;
+        assert_eq!(fitted.lines.len(), 1);
+        assert!(fitted.size < 10.0);
+        assert!(fitted.lines[0].width <= 8.0 + 1e-9);
     }
 }

@@ -119,7 +119,7 @@ impl Ctx<'_> {
         }
         self.cell_texts(&cells, page_width);
         for p in &cells {
-            if let Some(link) = &p.cell.link {
+            if let Some(link) = p.cell.link() {
                 let body = format!("box(width: {}, height: {})", mm(p.w), mm(p.h));
                 self.emit_placed(p.x, p.y, body, Some(link));
             }
@@ -131,7 +131,9 @@ impl Ctx<'_> {
     fn fills(svg: &mut String, cells: &[Placed]) {
         let mut groups: Vec<(&ResolvedFill, Vec<(f64, f64, f64, f64)>)> = Vec::new();
         for p in cells {
-            let Some(fill) = &p.cell.fill else { continue };
+            let Some(fill) = &p.cell.look.fill else {
+                continue;
+            };
             let i = group_index(&mut groups, fill);
             let rects = &mut groups[i].1;
             match rects.last_mut() {
@@ -271,36 +273,36 @@ impl Ctx<'_> {
         let mut groups: Vec<(TextKey, String)> = Vec::new();
         let mut plain: Vec<PlainLine> = Vec::new();
         for p in cells {
-            let text = &p.cell.text;
-            if text.fitted.lines.iter().all(|l| l.segments.is_empty()) {
+            let (look, fitted) = (&*p.cell.look, &p.cell.fitted);
+            if fitted.lines.iter().all(|l| l.segments.is_empty()) {
                 continue;
             }
-            let s = &text.style;
+            let s = &look.text;
             let key = TextKey {
                 family: s.family.clone(),
-                size: s.size,
+                size: fitted.size,
                 weight: s.weight,
                 color: s.color,
                 line_height: s.line_height,
-                rtl: text.fitted.rtl,
+                rtl: fitted.rtl,
             };
             let group = group_index(&mut groups, key);
-            let (pad, off) = (text.padding, text.offset);
+            let (pad, off) = (look.padding, look.offset);
             let cx = p.x + pad.x + off.0;
             let cw = (p.w - 2.0 * pad.x).max(0.0);
-            let th = text.fitted.height();
+            let th = fitted.height();
             let mut ly = match s.valign {
                 VerticalAlign::Top => p.y + pad.y,
                 VerticalAlign::Middle => p.y + (p.h - th) / 2.0,
                 VerticalAlign::Bottom => p.y + p.h - pad.y - th,
             } + off.1;
-            let align = match text.fitted.align(s.align) {
-                TextAlign::Justify if text.fitted.lines.iter().rev().skip(1).any(|l| l.wrapped) => {
+            let align = match fitted.align(s.align) {
+                TextAlign::Justify if fitted.lines.iter().rev().skip(1).any(|l| l.wrapped) => {
                     // Wrapped lines stretch to the content box's right edge:
                     // the cell's lines as one paragraph, as a justified text
                     // element prints them (`Ctx::text_body`), breaks where
                     // layout broke them.
-                    let content = self.lines_content(&text.fitted.lines, true);
+                    let content = self.lines_content(&fitted.lines, true);
                     let _ = writeln!(
                         groups[group].1,
                         "place(dx: {}, dy: {}, box(width: {}, {{ set par(justify: true); {content} }}))",
@@ -319,10 +321,10 @@ impl Ctx<'_> {
                 TextAlign::Center => cx + cw / 2.0,
                 _ => cx,
             };
-            for (line, lh) in text.fitted.lines.iter().zip(&text.fitted.line_heights) {
+            for (line, lh) in fitted.lines.iter().zip(&fitted.line_heights) {
                 match line.segments.as_slice() {
                     [] => {}
-                    [one] if !one.bold && !one.large && !(text.clip && line.width > cw) => plain
+                    [one] if !one.bold && !one.large && !(look.clip() && line.width > cw) => plain
                         .push(PlainLine {
                             group,
                             align,
@@ -334,7 +336,7 @@ impl Ctx<'_> {
                     _ => {
                         let content = self.line_content(line);
                         let out = &mut groups[group].1;
-                        if text.clip && line.width > cw {
+                        if look.clip() && line.width > cw {
                             // Cut at the content box; the wide block keeps the line unbroken.
                             let _ = writeln!(
                                 out,
@@ -579,9 +581,11 @@ fn edge(
 ) -> Option<ResolvedStroke> {
     let side = match (first, second) {
         (Some((a, _)), Some((b, _))) if std::ptr::eq(a, b) => return None,
-        (Some((a, sa)), Some((b, sb))) if a.sides[sa].level > b.sides[sb].level => &a.sides[sa],
-        (_, Some((b, sb))) => &b.sides[sb],
-        (Some((a, sa)), None) => &a.sides[sa],
+        (Some((a, sa)), Some((b, sb))) if a.look.sides[sa].level > b.look.sides[sb].level => {
+            &a.look.sides[sa]
+        }
+        (_, Some((b, sb))) => &b.look.sides[sb],
+        (Some((a, sa)), None) => &a.look.sides[sa],
         (None, None) => return grid.clone(),
     };
     if side.level == 0 {

@@ -104,7 +104,7 @@ impl Collector {
             } else {
                 index += 1;
             }
-            if !cell.text.fitted.overflowed {
+            if !cell.fitted.overflowed {
                 continue;
             }
             let cpath = if cell.row < grouped {
@@ -118,7 +118,7 @@ impl Collector {
             if self.full() {
                 return;
             }
-            if cell.text.fitted.overflowed {
+            if cell.fitted.overflowed {
                 let key = spec.columns.get(cell.col).map_or("", |c| c.key.as_str());
                 self.cell(&|| format!("{path}.rows[{}].{key}", cell.row), laid, cell);
             }
@@ -128,8 +128,8 @@ impl Collector {
     fn cell(&mut self, path: Path, laid: &TableLayout, cell: &crate::layout::table::CellBox) {
         let end = (cell.col + cell.col_span).min(laid.widths.len());
         let width: f64 = laid.widths[cell.col.min(end)..end].iter().sum();
-        let inner = (width - 2.0 * cell.text.padding.x).max(0.0);
-        self.text_fit(path, &cell.text.style, &cell.text.fitted, Some(inner), None);
+        let inner = (width - 2.0 * cell.look.padding.x).max(0.0);
+        self.text_fit(path, &cell.look.text, &cell.fitted, Some(inner), None);
     }
 }
 
