@@ -147,9 +147,19 @@ pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Ve
     if let [Run::Text { text, bold, large }] = runs {
         let width = measure(text, *bold, *large);
         if max_width.is_none_or(|max| width <= max + 1e-9) {
-            let mut line = Line::empty();
-            line.push(text, *bold, *large, width);
-            return vec![line];
+            // Exactly one segment: `push` would reserve room for four,
+            // once per cell of a long table.
+            let segment = Segment {
+                text: text.clone(),
+                bold: *bold,
+                large: *large,
+            };
+            return vec![Line {
+                segments: vec![segment],
+                width,
+                large: *large,
+                wrapped: false,
+            }];
         }
     }
     let mut lines = vec![Line::empty()];
@@ -167,6 +177,9 @@ pub fn break_lines(runs: &[Run], max_width: Option<f64>, measure: Measure) -> Ve
             }
             Some(max) => wrap_paragraph(&mut lines, &styled, max, measure),
         }
+    }
+    for line in &mut lines {
+        line.segments.shrink_to_fit();
     }
     lines
 }

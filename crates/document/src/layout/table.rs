@@ -13,6 +13,7 @@
 //!   lower or right-hand cell wins.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::fallback::no_glyph_message;
@@ -148,8 +149,9 @@ struct Pending<'t> {
     row_span: usize,
     col_span: usize,
     text: &'t str,
-    /// Table, zone and column styles with their priority level.
-    shared: Vec<(u8, &'t TableCellStyle)>,
+    /// Table, zone and column styles with their priority level: one list
+    /// per column for its body cells, not one per cell.
+    shared: Rc<[(u8, &'t TableCellStyle)]>,
     /// The complex cell's own `style` (level 4).
     own: Option<&'t TableCellStyle>,
     alternate: Option<&'t FillStyle>,
@@ -180,7 +182,7 @@ impl Pending<'_> {
     }
 
     fn layers(&self) -> Vec<(u8, &TableCellStyle)> {
-        let mut layers = self.shared.clone();
+        let mut layers = self.shared.to_vec();
         if let Some(own) = self.own {
             layers.push((4, own));
         }
@@ -234,7 +236,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                     row_span: rs,
                     col_span: cs,
                     text: &cell.content,
-                    shared: layers(&[(1, t.cell.as_ref()), (2, header_cell)]),
+                    shared: layers(&[(1, t.cell.as_ref()), (2, header_cell)]).into(),
                     own: None,
                     alternate: None,
                     link: None,
@@ -256,7 +258,8 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                         (1, t.cell.as_ref()),
                         (2, header_cell),
                         (3, column.header_cell.as_ref()),
-                    ]),
+                    ])
+                    .into(),
                     own: None,
                     alternate: None,
                     link: None,
@@ -271,6 +274,23 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
     let body_zone = t.body.as_ref().and_then(|b| b.cell.as_ref());
     let row_header_zone = t.row_header.as_ref().and_then(|b| b.cell.as_ref());
     let alternate = t.body.as_ref().and_then(|b| b.alternate_fill.as_ref());
+    let column_layers: Vec<Rc<[(u8, &TableCellStyle)]>> = t
+        .columns
+        .iter()
+        .map(|column| {
+            let zone_style = if column.role == Some(ColumnRole::RowHeader) {
+                row_header_zone
+            } else {
+                body_zone
+            };
+            layers(&[
+                (1, t.cell.as_ref()),
+                (2, zone_style),
+                (3, column.cell.as_ref()),
+            ])
+            .into()
+        })
+        .collect();
     let mut body = Vec::with_capacity(rows * t.columns.len());
     for (r, row) in table.cells.iter().enumerate() {
         for (c, column) in t.columns.iter().enumerate() {
@@ -286,11 +306,6 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                 Slot::Empty => ("", None, None, 1, 1),
             };
             let row_header = column.role == Some(ColumnRole::RowHeader);
-            let zone_style = if row_header {
-                &row_header_zone
-            } else {
-                &body_zone
-            };
             body.push(Pending {
                 source: Source::Body,
                 row: r,
@@ -298,11 +313,7 @@ pub fn lay_out(table: &Table, left: f64, env: &TableEnv) -> Result<TableLayout, 
                 row_span: rs,
                 col_span: cs,
                 text,
-                shared: layers(&[
-                    (1, t.cell.as_ref()),
-                    (2, *zone_style),
-                    (3, column.cell.as_ref()),
-                ]),
+                shared: column_layers[c].clone(),
                 own: style,
                 alternate: if !row_header && r % 2 == 1 {
                     alternate
