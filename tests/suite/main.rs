@@ -38,6 +38,7 @@ mod scripts;
 mod serve_durability;
 mod serve_render;
 mod server;
+mod slices;
 mod stored_templates;
 mod tables;
 mod templates;

@@ -18,6 +18,16 @@ pub fn after_render() {
     }
 }
 
+/// Called after each slice of a document compiled in slices: every
+/// cached result goes, since the next slice's pages share none of this
+/// one's, and the cache holds the pages' frames that the slice's compiled
+/// document just let go (a render thread beside it only loses its warm
+/// cache).
+pub fn after_slice() {
+    typst::comemo::evict(0);
+    trim();
+}
+
 /// Returns freed heap to the OS (mimalloc also does this on its own after a
 /// short delay); for idle moments and memory measurements.
 pub fn trim() {

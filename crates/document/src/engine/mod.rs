@@ -414,7 +414,13 @@ impl Engine {
         let lowered = lower::lower_for(laid, &placed, &self.config, self.fonts.as_ref(), None);
         let doc = &laid.document;
         let sheets = lowered.sheets;
-        let pdf = self.compile(lowered, &Export::of(doc), now)?;
+        let export = Export::of(doc);
+        let slice = self.config.limits.pdf_slice_sheets;
+        let pdf = if export.can_slice() && !lowered.page_links && slice > 0 && sheets > slice {
+            self.compile_in_slices(&lowered, slice, &export, now)?
+        } else {
+            self.compile(lowered, &export, now)?
+        };
         Ok(Rendered {
             bytes: pdf,
             format: Format::Pdf,
@@ -435,13 +441,38 @@ impl Engine {
             creator: PRODUCER.into(),
             producer: PRODUCER.into(),
         };
-        let lowered = Lowered {
-            source,
-            images: Vec::new(),
-            sheets: 0,
-            link_alts: Vec::new(),
-        };
-        self.compile(lowered, &export, clock())
+        self.compile(Lowered::of_source(source), &export, clock())
+    }
+
+    /// Compiles and exports `lowered` `slice` sheets at a time, each
+    /// slice's pages dropped before the next is compiled, and joins the
+    /// slices' PDFs (`crate::pdf::Joined`): Typst holds one slice's pages,
+    /// not the document's. The caller checks that the document's pages
+    /// stand alone ([`Export::can_slice`], no page links).
+    fn compile_in_slices(
+        &self,
+        lowered: &Lowered,
+        slice: usize,
+        export: &Export,
+        now: OffsetDateTime,
+    ) -> Result<Vec<u8>, RenderError> {
+        let joining = |e: crate::pdf::JoinError| RenderError::Compile(e.to_string());
+        let mut joined: Option<crate::pdf::Joined> = None;
+        // What validation and lowering freed goes back before Typst starts.
+        memory::trim();
+        for start in (0..lowered.sheets).step_by(slice) {
+            let range = start..(start + slice).min(lowered.sheets);
+            let pdf = self.compile(lowered.slice(range), export, now)?;
+            memory::after_slice();
+            match joined.as_mut() {
+                None => joined = Some(crate::pdf::Joined::new(&pdf).map_err(joining)?),
+                Some(joined) => joined.append(&pdf).map_err(joining)?,
+            }
+        }
+        joined
+            .ok_or_else(|| RenderError::Compile("a sliced document has no sheets".into()))?
+            .finish()
+            .map_err(joining)
     }
 
     /// Compiles lowered source and exports it as `export` says, dated `now`.
@@ -500,6 +531,14 @@ struct Export {
 }
 
 impl Export {
+    /// Whether a document exported so can be compiled in slices of sheets
+    /// and joined (`crate::pdf::Joined`): not when tagged (one structure
+    /// tree spans every page) nor under a PDF/A profile (one output intent
+    /// and metadata stream must describe every page).
+    fn can_slice(&self) -> bool {
+        !self.tagged && self.profile.is_none()
+    }
+
     /// As `doc`'s settings ask.
     fn of(doc: &crate::ir::Document) -> Export {
         let settings = &doc.settings;

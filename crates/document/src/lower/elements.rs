@@ -114,6 +114,7 @@ impl Ctx<'_> {
         if let Some(alts) = self.link_alts.get_mut(self.sheet.wrapping_sub(1)) {
             alts.push(link.alt.clone());
         }
+        self.page_links |= matches!(link.target, Target::Page { .. });
         let stroke = match link.border {
             Some(Border { width, colour }) => {
                 format!(", stroke: {} + {}", mm(width), ty::colour(colour, 1.0))

@@ -45,6 +45,59 @@ pub struct Lowered {
     /// Per sheet, the `alt` of every link placed on it, in placement order
     /// (written into the PDF after export: `crate::pdf::patch`).
     pub link_alts: Vec<Vec<Option<String>>>,
+    /// Byte offset in `source` of each sheet's `#page(`. Every sheet is
+    /// self-contained: the source before the first is the prelude and the
+    /// document's set rules, so that prefix followed by any run of sheets
+    /// is a document of those sheets alone (`Lowered::slice`).
+    pub sheet_starts: Vec<usize>,
+    /// Some link goes to a page: a slice of sheets could point outside
+    /// itself, so such a document is compiled whole.
+    pub page_links: bool,
+}
+
+impl Lowered {
+    /// Source of the lowered text alone, for a hand-written document
+    /// (no sheets known to the generator).
+    pub fn of_source(source: String) -> Lowered {
+        Lowered {
+            source,
+            images: Vec::new(),
+            sheets: 0,
+            link_alts: Vec::new(),
+            sheet_starts: Vec::new(),
+            page_links: false,
+        }
+    }
+
+    /// Sheets `range` (0-based) of a single document as a document of
+    /// their own: the prefix before the first sheet, then those sheets.
+    /// `{page}` and `{total_pages}` were substituted for the whole
+    /// document, so each sheet keeps its numbers. Images are shared.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Lowered {
+        let start = |i: usize| {
+            self.sheet_starts
+                .get(i)
+                .copied()
+                .unwrap_or(self.source.len())
+        };
+        let prefix = &self.source[..start(0)];
+        let sheets = &self.source[start(range.start)..start(range.end)];
+        Lowered {
+            source: [prefix, sheets].concat(),
+            images: self.images.clone(),
+            sheets: range.len(),
+            link_alts: self
+                .link_alts
+                .get(range.clone())
+                .unwrap_or_default()
+                .to_vec(),
+            sheet_starts: self.sheet_starts[range.clone()]
+                .iter()
+                .map(|&at| at - start(range.start) + prefix.len())
+                .collect(),
+            page_links: self.page_links,
+        }
+    }
 }
 
 /// State shared while lowering one document.
@@ -67,6 +120,8 @@ pub(crate) struct Ctx<'a> {
     /// ZPL labels of this dpi are being drawn: barcodes the printer draws
     /// itself (`crate::native_barcode`) leave their symbol out.
     pub native_dpi: Option<u32>,
+    /// See [`Lowered::page_links`].
+    pub page_links: bool,
     /// The colour the document's `#set text` gives all its text (the
     /// configured default): a text of this colour needs no `fill` of its own.
     pub text_colour: crate::style::Rgb,
@@ -118,6 +173,8 @@ fn lower_documents(
     out.push_str(&PRELUDE_CODE);
     let mut images = Vec::new();
     let mut link_alts = Vec::new();
+    let mut sheet_starts = Vec::new();
+    let mut page_links = false;
     for (i, &(laid, sheets)) in docs.iter().enumerate() {
         let total_sheets = sheets.len();
         let first_sheet = sheets
@@ -137,6 +194,7 @@ fn lower_documents(
             out: std::mem::take(&mut out),
             link_alts: vec![Vec::new(); total_sheets],
             native_dpi,
+            page_links: false,
             text_colour: crate::style::Rgb::parse(&config.defaults.text_color)
                 .unwrap_or(crate::style::Rgb::BLACK),
             text_edges: elements::TextEdges::of(
@@ -147,6 +205,7 @@ fn lower_documents(
         ctx.document_settings(i == 0);
         for sheet in sheets {
             ctx.sheet = sheet.number;
+            sheet_starts.push(ctx.out.len());
             let _ = writeln!(
                 ctx.out,
                 "#page(width: {}, height: {}, {{",
@@ -161,12 +220,15 @@ fn lower_documents(
         out = ctx.out;
         images = ctx.images;
         link_alts.extend(ctx.link_alts);
+        page_links |= ctx.page_links;
     }
     Lowered {
         source: out,
         images,
         sheets: link_alts.len(),
         link_alts,
+        sheet_starts,
+        page_links,
     }
 }
 

@@ -5,9 +5,11 @@
 mod info;
 mod links;
 pub mod output;
+mod slices;
 mod syntax;
 
 #[cfg(test)]
 pub(crate) use self::info::inspect;
 pub use self::info::{patch, set_producer, ProducerError};
+pub use self::slices::{JoinError, Joined};
 pub use crate::profile::{Profile, ProfileInfo};
