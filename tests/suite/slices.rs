@@ -1,8 +1,10 @@
-//! A long PDF is compiled and exported in slices of sheets
-//! (`limits.pdf_slice_sheets`) and the slices joined into one file: read
-//! back by PyMuPDF and checked by qpdf (pikepdf), it is the document the
-//! whole compile gives, page by page; documents whose pages do not stand
-//! alone are compiled whole.
+//! A long document is compiled in slices of sheets
+//! (`limits.slice_sheets`). As PDF, the slices are joined into one
+//! file: read back by PyMuPDF and checked by qpdf (pikepdf), it is the
+//! document the whole compile gives, page by page; documents whose pages do
+//! not stand alone are compiled whole. As PNG or ZPL, each slice's sheets
+//! are drawn in turn, and one sheet asked for is compiled alone: the same
+//! dots as from the whole document.
 
 use labelpress_document::config::RuntimeConfig;
 use labelpress_document::engine::fonts::FontOptions;
@@ -14,7 +16,7 @@ use crate::support::{pdfcheck, read_pdf};
 /// An engine that compiles `slice` sheets at a time (0: always whole).
 fn engine(slice: usize) -> Engine {
     let mut config = RuntimeConfig::default();
-    config.limits.pdf_slice_sheets = slice;
+    config.limits.slice_sheets = slice;
     Engine::new(config, &FontOptions::EMBEDDED, None)
 }
 
@@ -145,4 +147,37 @@ fn documents_whose_pages_do_not_stand_alone_compile_whole() {
     // A document of no more sheets than a slice is compiled whole too.
     let short = long_table(10);
     assert_eq!(render(&whole, &short), render(&sliced, &short));
+}
+
+#[test]
+fn png_and_zpl_of_a_long_document_draw_the_same_dots_a_slice_at_a_time() {
+    use labelpress_document::engine::{Output, PngOptions, ZplOptions};
+    let (whole, sliced) = (engine(0), engine(3));
+    let request = serde_json::to_vec(&long_table(260)).unwrap();
+    let draw = |engine: &Engine, output: &Output| {
+        let laid = engine.validate(&request).unwrap();
+        engine.render_as(&laid, output).unwrap()
+    };
+    let zpl = Output::Zpl(ZplOptions {
+        dpi: Some(152),
+        ..ZplOptions::default()
+    });
+    let (a, b) = (draw(&whole, &zpl), draw(&sliced, &zpl));
+    assert!(a.delivered_sheets > 7);
+    assert_eq!(
+        (a.delivered_sheets, a.bytes == b.bytes),
+        (b.delivered_sheets, true),
+        "every label, in order, the same dots"
+    );
+    // One sheet compiles alone: the same PNG as from the whole document.
+    for sheet in [1, 5, a.delivered_sheets] {
+        let png = Output::Png(PngOptions {
+            dpi: Some(100),
+            sheet: Some(sheet),
+            mono: false,
+        });
+        let (a, b) = (draw(&whole, &png), draw(&sliced, &png));
+        assert_eq!(a.sheets, b.sheets);
+        assert!(a.bytes == b.bytes, "sheet {sheet} as PNG");
+    }
 }

@@ -218,12 +218,14 @@ pub struct Limits {
     /// kB each, so only a document of many large sheets at 600 dpi
     /// reaches it.
     pub zpl_bytes: u64,
-    /// Sheets Typst compiles and exports at once in a PDF of more sheets:
-    /// the slices' PDFs are joined into one file, so a long document's
-    /// memory is one slice's pages, not all of them. Tagged and PDF/A
-    /// documents, and documents with links to pages, are compiled whole.
-    /// 0: always whole.
-    pub pdf_slice_sheets: usize,
+    /// Sheets Typst compiles at once in a longer document: its slices are
+    /// compiled in turn, each one's pages dropped before the next, so a
+    /// long document's memory is one slice's pages, not all of them. A
+    /// PDF's slices are exported and joined into one file (`crate::pdf::Joined`;
+    /// tagged and PDF/A documents are compiled whole); PNG and ZPL draw
+    /// each slice's sheets, and one sheet asked for is compiled alone.
+    /// Documents with links to pages are compiled whole. 0: always whole.
+    pub slice_sheets: usize,
     /// Most documents in one batch (`POST /api/v1/batch`). A batch is
     /// also bounded as one document is: its sheets together within
     /// `sheets`, its body within `body_bytes`.
@@ -392,7 +394,7 @@ impl Default for Limits {
             png_dpi_max: 1_200,
             png_pixels: 40_000_000,
             zpl_bytes: 32_000_000,
-            pdf_slice_sheets: 20,
+            slice_sheets: 20,
             batch_documents: 500,
             templates_per_account: 1_000,
             render_deadline_ms: 30_000,

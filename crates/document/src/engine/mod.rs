@@ -370,7 +370,8 @@ impl Engine {
         now: OffsetDateTime,
         mut draw: impl FnMut(&typst_layout::Page, usize) -> Result<(), Violation>,
     ) -> Result<usize, RenderError> {
-        let lowered = lower::lower_for(laid, placed, &self.config, self.fonts.as_ref(), native_dpi);
+        let mut lowered =
+            lower::lower_for(laid, placed, &self.config, self.fonts.as_ref(), native_dpi);
         let sheets = lowered.sheets;
         if let Some(sheet) = only.filter(|s| !(1..=sheets).contains(s)) {
             return Err(refused(Violation {
@@ -380,27 +381,47 @@ impl Engine {
                 ),
             }));
         }
-        let world = RenderWorld::new(
-            self.fonts.clone(),
-            lowered.source,
-            lowered.images,
-            to_datetime(now),
-        );
-        let document = typeset(&world)?;
-        let pages = document.pages();
-        let wanted: Vec<usize> = match only {
-            Some(sheet) => vec![sheet],
-            None => (1..=pages.len()).collect(),
+        // Runs of sheets compiled at once: every sheet (or the one asked
+        // for) in one run, or in slices of `limits.slice_sheets` when
+        // the sheets stand alone (no page links), so that Typst holds one
+        // slice's pages at a time and one sheet compiles alone.
+        let slice = self.config.limits.slice_sheets;
+        let sliced = slice > 0 && !lowered.page_links && (sheets > slice || only.is_some());
+        let runs: Vec<std::ops::Range<usize>> = match (only, sliced) {
+            (Some(sheet), true) => vec![sheet - 1..sheet],
+            (None, true) => (0..sheets)
+                .step_by(slice)
+                .map(|start| start..(start + slice).min(sheets))
+                .collect(),
+            (_, false) => vec![0..sheets],
         };
-        for sheet in wanted {
-            let page = pages.get(sheet - 1).ok_or_else(|| {
-                RenderError::Compile(format!(
-                    "sheet {sheet} is missing from the compiled document"
-                ))
-            })?;
-            draw(page, sheet).map_err(refused)?;
+        let today = to_datetime(now);
+        for run in runs {
+            let part = if run.len() == sheets {
+                std::mem::replace(&mut lowered, Lowered::of_source(String::new()))
+            } else {
+                lowered.slice(run.clone())
+            };
+            let world = RenderWorld::new(self.fonts.clone(), part.source, part.images, today);
+            let document = typeset(&world)?;
+            let pages = document.pages();
+            let wanted: Vec<usize> = match only {
+                Some(sheet) => vec![sheet],
+                None => run.clone().map(|i| i + 1).collect(),
+            };
+            for sheet in wanted {
+                let page = pages.get(sheet - 1 - run.start).ok_or_else(|| {
+                    RenderError::Compile(format!(
+                        "sheet {sheet} is missing from the compiled document"
+                    ))
+                })?;
+                draw(page, sheet).map_err(refused)?;
+            }
+            drop(document);
+            if sheets > slice && sliced {
+                memory::after_slice();
+            }
         }
-        drop(document);
         memory::after_render();
         Ok(sheets)
     }
@@ -415,7 +436,7 @@ impl Engine {
         let doc = &laid.document;
         let sheets = lowered.sheets;
         let export = Export::of(doc);
-        let slice = self.config.limits.pdf_slice_sheets;
+        let slice = self.config.limits.slice_sheets;
         let pdf = if export.can_slice() && !lowered.page_links && slice > 0 && sheets > slice {
             self.compile_in_slices(&lowered, slice, &export, now)?
         } else {
