@@ -13,10 +13,12 @@ use serde_json::{json, Value};
 
 use crate::support::{pdfcheck, read_pdf};
 
-/// An engine that compiles `slice` sheets at a time (0: always whole).
+/// An engine that compiles a document of more than `slice` sheets `slice`
+/// sheets at a time (0: always whole).
 fn engine(slice: usize) -> Engine {
     let mut config = RuntimeConfig::default();
     config.limits.slice_sheets = slice;
+    config.limits.slice_above_sheets = slice;
     Engine::new(config, &FontOptions::EMBEDDED, None)
 }
 

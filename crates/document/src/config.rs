@@ -218,13 +218,19 @@ pub struct Limits {
     /// kB each, so only a document of many large sheets at 600 dpi
     /// reaches it.
     pub zpl_bytes: u64,
-    /// Sheets Typst compiles at once in a longer document: its slices are
-    /// compiled in turn, each one's pages dropped before the next, so a
-    /// long document's memory is one slice's pages, not all of them. A
-    /// PDF's slices are exported and joined into one file (`crate::pdf::Joined`;
-    /// tagged and PDF/A documents are compiled whole); PNG and ZPL draw
-    /// each slice's sheets, and one sheet asked for is compiled alone.
-    /// Documents with links to pages are compiled whole. 0: always whole.
+    /// A document of more sheets than this is compiled in slices of
+    /// `slice_sheets`, each slice's pages dropped before the next, so that
+    /// a long document's memory is one slice's pages, not all of them
+    /// (whole, Typst holds about 0.45 MiB a sheet of a dense table). A
+    /// PDF's slices are exported and joined into one file
+    /// (`crate::pdf::Joined`; tagged and PDF/A documents are compiled
+    /// whole); PNG and ZPL draw each slice's sheets, and one sheet asked
+    /// for is compiled alone. Documents with links to pages are compiled
+    /// whole. A shorter document is compiled whole: its compile stays in
+    /// Typst's cache for the next render of the same document.
+    pub slice_above_sheets: usize,
+    /// Sheets in one slice of a document longer than `slice_above_sheets`.
+    /// 0: every document is compiled whole.
     pub slice_sheets: usize,
     /// Most documents in one batch (`POST /api/v1/batch`). A batch is
     /// also bounded as one document is: its sheets together within
@@ -350,6 +356,12 @@ pub const TABLE_CELLS_PER_WORKER_MIB: u64 = 40;
 pub const TABLE_CELLS_UNCAPPED: usize = 1_000_000;
 
 impl Limits {
+    /// Sheets per slice when a document of `sheets` sheets is compiled in
+    /// slices (`slice_above_sheets`, `slice_sheets`); `None`: whole.
+    pub fn slice_of(&self, sheets: usize) -> Option<usize> {
+        (self.slice_sheets > 0 && sheets > self.slice_above_sheets).then_some(self.slice_sheets)
+    }
+
     /// The memory cap a render actually runs under, in MiB (0: none):
     /// `render_worker_memory_mb` binds only worker processes.
     pub fn render_memory_cap_mb(&self) -> u64 {
@@ -394,6 +406,7 @@ impl Default for Limits {
             png_dpi_max: 1_200,
             png_pixels: 40_000_000,
             zpl_bytes: 32_000_000,
+            slice_above_sheets: 100,
             slice_sheets: 20,
             batch_documents: 500,
             templates_per_account: 1_000,

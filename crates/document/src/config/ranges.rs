@@ -111,6 +111,7 @@ pub const RANGES: &[KeyRange] = &[
     key(L, "png_dpi_max", 72.0, 4800.0),
     key(L, "png_pixels", 1.0, 4_294_967_296.0),
     key(L, "zpl_bytes", 1024.0, 4_294_967_296.0),
+    key(L, "slice_above_sheets", 0.0, 1_000_000.0),
     key(L, "slice_sheets", 0.0, 1_000_000.0),
     key(L, "batch_documents", 1.0, 100_000.0),
     key(L, "templates_per_account", 1.0, 1_000_000.0),

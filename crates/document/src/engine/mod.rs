@@ -381,19 +381,20 @@ impl Engine {
                 ),
             }));
         }
-        // Runs of sheets compiled at once: every sheet (or the one asked
-        // for) in one run, or in slices of `limits.slice_sheets` when
-        // the sheets stand alone (no page links), so that Typst holds one
-        // slice's pages at a time and one sheet compiles alone.
-        let slice = self.config.limits.slice_sheets;
-        let sliced = slice > 0 && !lowered.page_links && (sheets > slice || only.is_some());
-        let runs: Vec<std::ops::Range<usize>> = match (only, sliced) {
-            (Some(sheet), true) => vec![sheet - 1..sheet],
-            (None, true) => (0..sheets)
+        // Runs of sheets compiled at once: every sheet in one run, or a long
+        // document's in slices (`Limits::slice_of`) when its sheets stand
+        // alone (no page links), so that Typst holds one slice's pages at a
+        // time; then one sheet asked for compiles alone.
+        let slice = (!lowered.page_links)
+            .then(|| self.config.limits.slice_of(sheets))
+            .flatten();
+        let runs: Vec<std::ops::Range<usize>> = match (only, slice) {
+            (Some(sheet), Some(_)) => vec![sheet - 1..sheet],
+            (None, Some(slice)) => (0..sheets)
                 .step_by(slice)
                 .map(|start| start..(start + slice).min(sheets))
                 .collect(),
-            (_, false) => vec![0..sheets],
+            (_, None) => vec![0..sheets],
         };
         let today = to_datetime(now);
         for run in runs {
@@ -418,7 +419,7 @@ impl Engine {
                 draw(page, sheet).map_err(refused)?;
             }
             drop(document);
-            if sheets > slice && sliced {
+            if slice.is_some() {
                 memory::after_slice();
             }
         }
@@ -436,11 +437,11 @@ impl Engine {
         let doc = &laid.document;
         let sheets = lowered.sheets;
         let export = Export::of(doc);
-        let slice = self.config.limits.slice_sheets;
-        let pdf = if export.can_slice() && !lowered.page_links && slice > 0 && sheets > slice {
-            self.compile_in_slices(&lowered, slice, &export, now)?
-        } else {
-            self.compile(lowered, &export, now)?
+        let pdf = match self.config.limits.slice_of(sheets) {
+            Some(slice) if export.can_slice() && !lowered.page_links => {
+                self.compile_in_slices(&lowered, slice, &export, now)?
+            }
+            _ => self.compile(lowered, &export, now)?,
         };
         Ok(Rendered {
             bytes: pdf,
