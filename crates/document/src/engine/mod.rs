@@ -390,12 +390,13 @@ impl Engine {
             .flatten();
         let runs: Vec<std::ops::Range<usize>> = match (only, slice) {
             (Some(sheet), Some(_)) => vec![sheet - 1..sheet],
-            (None, Some(slice)) => (0..sheets)
-                .step_by(slice)
-                .map(|start| start..(start + slice).min(sheets))
-                .collect(),
+            (None, Some(slice)) => slices(sheets, slice).collect(),
             (_, None) => vec![0..sheets],
         };
+        if slice.is_some() {
+            // What validation and lowering freed goes back before Typst starts.
+            memory::trim();
+        }
         let today = to_datetime(now);
         for run in runs {
             let part = if run.len() == sheets {
@@ -482,8 +483,7 @@ impl Engine {
         let mut joined: Option<crate::pdf::Joined> = None;
         // What validation and lowering freed goes back before Typst starts.
         memory::trim();
-        for start in (0..lowered.sheets).step_by(slice) {
-            let range = start..(start + slice).min(lowered.sheets);
+        for range in slices(lowered.sheets, slice) {
             let pdf = self.compile(lowered.slice(range), export, now)?;
             memory::after_slice();
             match joined.as_mut() {
@@ -529,6 +529,13 @@ impl Engine {
         crate::pdf::patch(pdf, &export.producer, &link_alts)
             .map_err(|e| RenderError::Compile(e.to_string()))
     }
+}
+
+/// Sheets `0..sheets` in runs of `slice` (the last one shorter).
+fn slices(sheets: usize, slice: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..sheets)
+        .step_by(slice.max(1))
+        .map(move |start| start..(start + slice).min(sheets))
 }
 
 /// The compiled document of `world`'s source: what both the PDF export and
