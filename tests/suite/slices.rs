@@ -183,3 +183,30 @@ fn png_and_zpl_of_a_long_document_draw_the_same_dots_a_slice_at_a_time() {
         assert!(a.bytes == b.bytes, "sheet {sheet} as PNG");
     }
 }
+
+#[test]
+fn an_image_every_sheet_shows_is_held_once_in_the_joined_pdf() {
+    use base64::Engine as _;
+    let png = std::fs::read(crate::support::fixtures().join("dot.png")).unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(&png);
+    let mut request = long_table(260);
+    request["header"]["elements"].as_array_mut().unwrap().push(
+        json!({"type": "image", "x": 100, "y": 4, "width": 8, "height": 8, "data": data, "fit": "stretch"}),
+    );
+    let (whole, sliced) = (render(&engine(0), &request), render(&engine(3), &request));
+    let (whole_check, sliced_check) = (pdfcheck(&whole), pdfcheck(&sliced));
+    assert_eq!(sliced_check["problems"], json!([]), "qpdf --check");
+    assert!(whole_check["image_streams"].as_u64().unwrap() >= 1);
+    assert_eq!(
+        sliced_check["image_streams"], whole_check["image_streams"],
+        "the image (and its soft mask) once, not once per slice"
+    );
+    let (a, b) = (read_pdf(whole), read_pdf(sliced));
+    for page in 0..a.page_count() {
+        assert_eq!(
+            a.json["pages"][page]["images"],
+            b.json["pages"][page]["images"]
+        );
+        assert_eq!(b.json["pages"][page]["images"].as_array().unwrap().len(), 1);
+    }
+}

@@ -14,7 +14,8 @@ is an error rather than silently repaired. Output:
    "uris": [...],              # /URI of every link annotation, in page order
    "alts": [...],              # /Alt of every object that has one (structure elements)
    "link_contents": [[...]],   # per page, /Contents of each link annotation (null: none), /Annots order
-   "link_structure_alts": [...]}  # /Alt of every Link structure element
+   "link_structure_alts": [...],  # /Alt of every Link structure element
+   "image_streams": N}          # image XObject streams in the file (each object once)
 or {"open_error": "..."} when qpdf cannot open the file at all.
 """
 import json
@@ -83,6 +84,11 @@ def link_structure_alts(pdf):
             if isinstance(o, pikepdf.Dictionary) and o.get("/S") == "/Link" and "/Alt" in o]
 
 
+def image_streams(pdf):
+    return sum(1 for o in pdf.objects
+               if isinstance(o, pikepdf.Stream) and o.get("/Subtype") == "/Image")
+
+
 def main(path):
     try:
         pdf = pikepdf.open(path, attempt_recovery=False)
@@ -100,6 +106,7 @@ def main(path):
             "alts": alts(pdf),
             "link_contents": link_contents(pdf),
             "link_structure_alts": link_structure_alts(pdf),
+            "image_streams": image_streams(pdf),
         }
         out["problems"] += ["WARNING: " + w for w in pdf.get_warnings()]
     print(json.dumps(out, ensure_ascii=False))

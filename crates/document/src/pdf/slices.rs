@@ -7,12 +7,20 @@
 //! XMP metadata and file identifier describe the document, since every
 //! slice was compiled with the same set rules and date); each later slice
 //! adds its pages, in order, with everything they reference (fonts, images,
-//! annotations), renumbered past the objects already held. A slice's own
-//! catalog and page tree are left unreferenced and dropped at the end.
+//! annotations), renumbered past the objects already held. A stream or
+//! array equal to one already held (an image every sheet shows, its colour
+//! space and profile) is not added again: the slice's references go to the
+//! one held. (Dictionaries are never shared: a page or an annotation must
+//! be referenced from one place.) A slice's
+//! own catalog and page tree are left unreferenced and dropped at the end.
 //!
 //! Only documents whose pages stand alone are sliced: no link goes to a
 //! page (it could lie in another slice), no structure tree (tagged PDF),
 //! no PDF/A profile (one output intent and metadata for every page).
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 use lopdf::{Dictionary, Document, Object, ObjectId};
 
@@ -38,6 +46,9 @@ pub struct Joined {
     document: Document,
     /// The first slice's page tree root, which every page joins.
     pages: ObjectId,
+    /// Every stream and array held, by [`shareable`]: the candidates a
+    /// later slice's equal object is replaced with.
+    shared: HashMap<u64, Vec<ObjectId>>,
 }
 
 impl Joined {
@@ -48,7 +59,21 @@ impl Joined {
             .catalog()?
             .get(b"Pages")
             .and_then(Object::as_reference)?;
-        Ok(Joined { document, pages })
+        let mut joined = Joined {
+            document,
+            pages,
+            shared: HashMap::new(),
+        };
+        let held: Vec<(u64, ObjectId)> = joined
+            .document
+            .objects
+            .iter()
+            .filter_map(|(&id, object)| Some((shareable(object)?, id)))
+            .collect();
+        for (key, id) in held {
+            joined.shared.entry(key).or_default().push(id);
+        }
+        Ok(joined)
     }
 
     /// Appends the pages of the next slice's PDF after those held.
@@ -64,7 +89,13 @@ impl Joined {
             }
             dict.set("Parent", Object::Reference(self.pages));
         }
+        self.share_equal_objects(&mut part);
         self.document.max_id = self.document.max_id.max(part.max_id);
+        for (&id, object) in &part.objects {
+            if let Some(key) = shareable(object) {
+                self.shared.entry(key).or_default().push(id);
+            }
+        }
         self.document.objects.extend(part.objects);
         let root = self.document.get_object_mut(self.pages)?.as_dict_mut()?;
         let count = root.get(b"Count").and_then(Object::as_i64)?;
@@ -72,6 +103,42 @@ impl Joined {
         let kids = root.get_mut(b"Kids").and_then(Object::as_array_mut)?;
         kids.extend(pages.into_iter().map(Object::Reference));
         Ok(())
+    }
+
+    /// Points `part`'s references to its streams and arrays that equal a
+    /// held one at the held one, and drops them from `part`. Repeated until
+    /// nothing changes: an image's colour profile is shared first, which
+    /// makes its colour space equal, and then the image.
+    fn share_equal_objects(&self, part: &mut Document) {
+        let mut replaced: HashMap<ObjectId, ObjectId> = HashMap::new();
+        loop {
+            let found: Vec<(ObjectId, ObjectId)> = part
+                .objects
+                .iter()
+                .filter_map(|(&id, object)| {
+                    let candidates = self.shared.get(&shareable(object)?)?;
+                    candidates
+                        .iter()
+                        .find(|held| {
+                            self.document
+                                .objects
+                                .get(held)
+                                .is_some_and(|held| same(held, object))
+                        })
+                        .map(|&held| (id, held))
+                })
+                .collect();
+            if found.is_empty() {
+                return;
+            }
+            for (id, held) in found {
+                part.objects.remove(&id);
+                replaced.insert(id, held);
+            }
+            for object in part.objects.values_mut() {
+                redirect(object, &replaced);
+            }
+        }
     }
 
     /// The joined PDF, without the slices' unreferenced catalogs and trees.
@@ -109,4 +176,47 @@ fn inherited_attributes(part: &Document, page: ObjectId) -> Result<Dictionary, J
         parent = node.get(b"Parent").and_then(Object::as_reference).ok();
     }
     Ok(found)
+}
+
+/// The hash of a stream (its dictionary and its bytes as stored) or an
+/// array; `None` for what is never shared.
+fn shareable(object: &Object) -> Option<u64> {
+    let mut hasher = DefaultHasher::new();
+    match object {
+        Object::Stream(stream) => {
+            format!("{:?}", stream.dict).hash(&mut hasher);
+            stream.content.hash(&mut hasher);
+        }
+        Object::Array(items) => format!("{items:?}").hash(&mut hasher),
+        _ => return None,
+    }
+    Some(hasher.finish())
+}
+
+fn same(a: &Object, b: &Object) -> bool {
+    match (a, b) {
+        (Object::Stream(a), Object::Stream(b)) => {
+            a.content == b.content && format!("{:?}", a.dict) == format!("{:?}", b.dict)
+        }
+        (Object::Array(a), Object::Array(b)) => format!("{a:?}") == format!("{b:?}"),
+        _ => false,
+    }
+}
+
+/// Rewrites the references in `object` that `replaced` maps.
+fn redirect(object: &mut Object, replaced: &HashMap<ObjectId, ObjectId>) {
+    match object {
+        Object::Reference(id) => {
+            if let Some(&held) = replaced.get(id) {
+                *id = held;
+            }
+        }
+        Object::Array(items) => items.iter_mut().for_each(|o| redirect(o, replaced)),
+        Object::Dictionary(dict) => dict.iter_mut().for_each(|(_, o)| redirect(o, replaced)),
+        Object::Stream(stream) => stream
+            .dict
+            .iter_mut()
+            .for_each(|(_, o)| redirect(o, replaced)),
+        _ => {}
+    }
 }
