@@ -382,12 +382,10 @@ impl Engine {
             }));
         }
         // Runs of sheets compiled at once: every sheet in one run, or a long
-        // document's in slices (`Limits::slice_of`) when its sheets stand
-        // alone (no page links), so that Typst holds one slice's pages at a
-        // time; then one sheet asked for compiles alone.
-        let slice = (!lowered.page_links)
-            .then(|| self.config.limits.slice_of(sheets))
-            .flatten();
+        // document's in slices (`Lowered::slice_size`), so that Typst holds
+        // one slice's pages at a time; then one sheet asked for compiles
+        // alone.
+        let slice = lowered.slice_size(&self.config.limits);
         let runs: Vec<std::ops::Range<usize>> = match (only, slice) {
             (Some(sheet), Some(_)) => vec![sheet - 1..sheet],
             (None, Some(slice)) => slices(sheets, slice).collect(),
@@ -438,8 +436,8 @@ impl Engine {
         let doc = &laid.document;
         let sheets = lowered.sheets;
         let export = Export::of(doc);
-        let pdf = match self.config.limits.slice_of(sheets) {
-            Some(slice) if export.can_slice() && !lowered.page_links => {
+        let pdf = match lowered.slice_size(&self.config.limits) {
+            Some(slice) if export.can_slice() => {
                 self.compile_in_slices(&lowered, slice, &export, now)?
             }
             _ => self.compile(lowered, &export, now)?,
@@ -471,7 +469,7 @@ impl Engine {
     /// slice's pages dropped before the next is compiled, and joins the
     /// slices' PDFs (`crate::pdf::Joined`): Typst holds one slice's pages,
     /// not the document's. The caller checks that the document's pages
-    /// stand alone ([`Export::can_slice`], no page links).
+    /// stand alone ([`Export::can_slice`], [`Lowered::slice_size`]).
     fn compile_in_slices(
         &self,
         lowered: &Lowered,

@@ -15,7 +15,7 @@ pub mod typst;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use crate::config::RuntimeConfig;
+use crate::config::{Limits, RuntimeConfig};
 use crate::ir::{Document, Language};
 use crate::layout::display::{Item, Sheet};
 use crate::layout::{FontCatalog, LaidOut, PieceKind};
@@ -67,6 +67,16 @@ impl Lowered {
             sheet_starts: Vec::new(),
             page_links: false,
         }
+    }
+
+    /// Sheets per slice if this document is compiled in slices
+    /// ([`Limits::slice_of`]), `None` when it is compiled whole: also
+    /// whenever a link goes to a page, which a slice may not hold.
+    pub fn slice_size(&self, limits: &Limits) -> Option<usize> {
+        if self.page_links {
+            return None;
+        }
+        limits.slice_of(self.sheets)
     }
 
     /// Sheets `range` (0-based) of a single document as a document of

@@ -19,7 +19,7 @@
 //! no PDF/A profile (one output intent and metadata for every page).
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use lopdf::{Dictionary, Document, Object, ObjectId};
@@ -59,21 +59,13 @@ impl Joined {
             .catalog()?
             .get(b"Pages")
             .and_then(Object::as_reference)?;
-        let mut joined = Joined {
+        let mut shared = HashMap::new();
+        hold(&mut shared, &document.objects);
+        Ok(Joined {
             document,
             pages,
-            shared: HashMap::new(),
-        };
-        let held: Vec<(u64, ObjectId)> = joined
-            .document
-            .objects
-            .iter()
-            .filter_map(|(&id, object)| Some((shareable(object)?, id)))
-            .collect();
-        for (key, id) in held {
-            joined.shared.entry(key).or_default().push(id);
-        }
-        Ok(joined)
+            shared,
+        })
     }
 
     /// Appends the pages of the next slice's PDF after those held.
@@ -91,11 +83,7 @@ impl Joined {
         }
         self.share_equal_objects(&mut part);
         self.document.max_id = self.document.max_id.max(part.max_id);
-        for (&id, object) in &part.objects {
-            if let Some(key) = shareable(object) {
-                self.shared.entry(key).or_default().push(id);
-            }
-        }
+        hold(&mut self.shared, &part.objects);
         self.document.objects.extend(part.objects);
         let root = self.document.get_object_mut(self.pages)?.as_dict_mut()?;
         let count = root.get(b"Count").and_then(Object::as_i64)?;
@@ -176,6 +164,16 @@ fn inherited_attributes(part: &Document, page: ObjectId) -> Result<Dictionary, J
         parent = node.get(b"Parent").and_then(Object::as_reference).ok();
     }
     Ok(found)
+}
+
+/// Adds the streams and arrays of `objects` to `shared` (see
+/// [`Joined::shared`]).
+fn hold(shared: &mut HashMap<u64, Vec<ObjectId>>, objects: &BTreeMap<ObjectId, Object>) {
+    for (&id, object) in objects {
+        if let Some(key) = shareable(object) {
+            shared.entry(key).or_default().push(id);
+        }
+    }
 }
 
 /// The hash of a stream (its dictionary and its bytes as stored) or an
