@@ -8,6 +8,10 @@
 //! other renders. A thread takes the next job as soon as it finishes one, so
 //! a busy server switches threads once per request, not once per phase.
 //!
+//! Idle threads are woken last in, first out: at low load one thread (and
+//! its worker process) takes every request while its caches are warm,
+//! instead of requests going round all threads in turn.
+//!
 //! The deadline covers waiting and rendering. A job still waiting at its
 //! deadline is withdrawn ([`PoolError::Deadline`] with `started: false`). A
 //! Typst compile cannot be cancelled, so a job already running goes on in the
@@ -110,29 +114,40 @@ struct Queue {
     /// Jobs in `jobs` still `WAITING` (withdrawn ones are skipped when popped).
     waiting: usize,
     running: usize,
-    /// Threads waiting for a job: only then does a new job signal
-    /// (a notify is a system call even when nobody waits).
-    idle: usize,
+    /// Threads waiting for a job (their indices), the one that finished
+    /// last on top: a new job wakes that one. A notify is a system call even
+    /// when nobody waits, so a job only signals when this is not empty.
+    idle: Vec<usize>,
     closed: bool,
 }
 
-#[derive(Default)]
 struct Shared {
     queue: Mutex<Queue>,
-    wake: Condvar,
+    /// One per thread, all used with `queue`: each thread waits on its own,
+    /// so that a new job wakes the thread it chooses.
+    wakes: Vec<Condvar>,
     /// The count of waiting jobs, for the usage outbox's group commit: while
     /// renders wait, its sync may wait too (see [`crate::group_commit`]).
     backlog: Arc<Backlog>,
 }
 
 impl Shared {
+    fn new(threads: usize) -> Shared {
+        Shared {
+            queue: Mutex::default(),
+            wakes: (0..threads).map(|_| Condvar::new()).collect(),
+            backlog: Arc::default(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue> {
         // A job never runs under the lock, so a poisoned lock holds consistent data.
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next job to run, or `None` once the pool is dropped.
-    fn next(&self) -> Option<Job> {
+    /// The next job for thread `me` to run, or `None` once the pool is
+    /// dropped.
+    fn next(&self, me: usize) -> Option<Job> {
         let mut queue = self.lock();
         loop {
             while let Some(job) = queue.jobs.pop_front() {
@@ -150,14 +165,17 @@ impl Shared {
             if queue.closed {
                 return None;
             }
-            queue.idle += 1;
-            queue = self.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
-            queue.idle -= 1;
+            queue.idle.push(me);
+            queue = self.wakes[me]
+                .wait(queue)
+                .unwrap_or_else(|e| e.into_inner());
+            // A job's signal took `me` off the stack; a spurious wake-up did not.
+            queue.idle.retain(|&thread| thread != me);
         }
     }
 
-    fn worker(&self) {
-        while let Some(job) = self.next() {
+    fn worker(&self, me: usize) {
+        while let Some(job) = self.next(me) {
             // A panic drops the job's result sender: the caller sees `Panicked`.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(job.work));
             threads::finish_local_work();
@@ -175,8 +193,9 @@ impl RenderPool {
     /// As [`RenderPool::new`], with `start` run on each render thread before
     /// it takes its first job (a render worker process is started there).
     pub fn with_start(limits: &Limits, start: Arc<dyn Fn() + Send + Sync>) -> RenderPool {
-        let shared = Arc::new(Shared::default());
-        let threads = (0..limits.render_slots())
+        let slots = limits.render_slots();
+        let shared = Arc::new(Shared::new(slots));
+        let threads = (0..slots)
             .map(|i| {
                 let name = format!("render-{i}");
                 let pool = threads::render_thread(name, limits.render_thread_nice);
@@ -184,7 +203,7 @@ impl RenderPool {
                 let start = start.clone();
                 pool.spawn(move || {
                     start();
-                    shared.worker()
+                    shared.worker(i)
                 });
                 pool
             })
@@ -271,10 +290,10 @@ impl RenderPool {
                 state: state.clone(),
                 work: Box::new(move || job(reply)),
             });
-            queue.idle > 0
+            queue.idle.pop()
         };
-        if signal {
-            self.shared.wake.notify_one();
+        if let Some(thread) = signal {
+            self.shared.wakes[thread].notify_one();
         }
         let answer = match tokio::time::timeout_at(started + self.deadline, &mut receiver).await {
             Ok(answer) => answer,
@@ -310,7 +329,9 @@ impl RenderPool {
 impl Drop for RenderPool {
     fn drop(&mut self) {
         self.shared.lock().closed = true;
-        self.shared.wake.notify_all();
+        for wake in &self.shared.wakes {
+            wake.notify_all();
+        }
     }
 }
 
@@ -444,6 +465,29 @@ mod tests {
         assert!(matches!(answer, Err(PoolError::Deadline { started: true })));
         let claimed = tokio::task::spawn_blocking(move || late.recv().unwrap());
         assert!(!claimed.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn one_request_at_a_time_stays_on_the_thread_that_finished_last() {
+        let pool = pool(4, 4, 5000);
+        let mut threads = std::collections::HashSet::new();
+        for round in 0..22 {
+            let thread = pool.run(Instant::now(), || std::thread::current().id());
+            let thread = thread.await.unwrap();
+            // The first jobs may meet threads still starting.
+            if round >= 2 {
+                threads.insert(thread);
+            }
+            // Time for the thread to go idle again before the next request,
+            // as a client's round trip gives it.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            threads.len(),
+            1,
+            "requests went round {} threads",
+            threads.len()
+        );
     }
 
     #[tokio::test]
