@@ -3,8 +3,8 @@
 # rendered over HTTP at concurrency 8 for 30 s with a real token (in-process
 # verifier, cache, outbox, reporter all active), compared with the
 # single-thread in-process render rate of the same document measured in the
-# same run; then 10 s of the same renders with the system token (no auth or
-# charge), and /v1/verify throughput.
+# same run, and each round the same renders with the system token (no auth
+# or charge); then /v1/verify throughput.
 #
 # The HTTP seconds are split into LOAD_ROUNDS rounds, each after 5 s of the
 # in-process baseline (server idle): these virtual machines drift by up to
@@ -74,6 +74,7 @@ SAMPLER=$!
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' /proc/"$PID"/stat; }
 SINGLES=()
 RENDERS=()
+UNCHARGED=()
 CPU_TICKS=0
 for round in $(seq "$ROUNDS"); do
     SINGLES+=("$("$BIN/examples/render_rate" "$BODY" 5)")
@@ -82,15 +83,14 @@ for round in $(seq "$ROUNDS"); do
     RENDERS+=("$(load "$BASE/api/v1/label" "$BODY" $((SECONDS_RUN / ROUNDS)))")
     CPU_TICKS=$((CPU_TICKS + $(cpu_ticks) - CPU_BEFORE))
     echo "round $round: render over HTTP: ${RENDERS[-1]}"
+    # The same renders with the system token: no cache, outbox or reporter.
+    UNCHARGED+=("$(LOAD_TOKEN="$SYSTEM_TOKEN" load "$BASE/api/v1/label" "$BODY" $((SECONDS_RUN / ROUNDS)))")
+    echo "round $round: render over HTTP, system token: ${UNCHARGED[-1]}"
 done
 RSS_END=$(awk '/VmRSS/ {print $2}' /proc/"$PID"/status)
 RSS_HWM=$(awk '/VmHWM/ {print $2}' /proc/"$PID"/status)
 
-# 4. The same renders with the system token: no cache, outbox or reporter.
-UNCHARGED=$(LOAD_TOKEN="$SYSTEM_TOKEN" load "$BASE/api/v1/label" "$BODY" 10)
-echo "render over HTTP, system token: $UNCHARGED"
-
-# 5. Verifications (real deductions, durable before each 200).
+# 4. Verifications (real deductions, durable before each 200).
 echo '{"count": 1}' > "$DATA/verify.json"
 VERIFY=$(load "$BASE/v1/verify" "$DATA/verify.json" 10)
 echo "verify over HTTP: $VERIFY"
@@ -99,13 +99,15 @@ kill "$SAMPLER" 2>/dev/null || true
 kill "$PID" && wait "$PID" 2>/dev/null || true
 PID=
 
-python3 - "$VERIFY" "$UNCHARGED" "$(nproc)" "$RSS_END" "$RSS_HWM" "$CPU_TICKS" "$(getconf CLK_TCK)" "$ROUNDS" "${SINGLES[@]}" "${RENDERS[@]}" <<'PY'
+python3 - "$VERIFY" "$CONCURRENCY" "$(nproc)" "$RSS_END" "$RSS_HWM" "$CPU_TICKS" "$(getconf CLK_TCK)" "$ROUNDS" "${SINGLES[@]}" "${RENDERS[@]}" "${UNCHARGED[@]}" <<'PY'
 import json, statistics, sys
-verify, uncharged = (json.loads(a) for a in sys.argv[1:3])
+verify, concurrency = json.loads(sys.argv[1]), int(sys.argv[2])
 cores, rss_end, rss_hwm = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 ticks, clk_tck, rounds = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
 singles = [json.loads(a) for a in sys.argv[9:9 + rounds]]
 renders = [json.loads(a) for a in sys.argv[9 + rounds:9 + 2 * rounds]]
+uncharged_rounds = [json.loads(a) for a in sys.argv[9 + 2 * rounds:9 + 3 * rounds]]
+uncharged = {"rps": sum(r["ok"] for r in uncharged_rounds) / sum(r["seconds"] for r in uncharged_rounds)}
 requests = sum(r["requests"] for r in renders)
 render = {
     "rps": sum(r["ok"] for r in renders) / sum(r["seconds"] for r in renders),
@@ -131,6 +133,13 @@ print(f"| HTTP renders/s | {render['rps']:.1f}/s |")
 print(f"| p50 / p99 latency (median of rounds) | {render['p50_ms']:.1f} ms / {render['p99_ms']:.1f} ms |")
 print(f"| ratio to cores x single rate ({cores} x {single['rps']:.1f} = {ideal:.1f}/s); each round's own | {render['rps'] / ideal:.2f}; {per_round} |")
 print(f"| the same with the system token (no auth, no charge): renders/s, ratio | {uncharged['rps']:.1f}/s, {uncharged['rps'] / ideal:.2f} |")
+if concurrency == 1:
+    # One request at a time: the time of one over HTTP against the same
+    # render in-process, each round against its own baseline.
+    def slowdown(rounds_):
+        per_round = [s["rps"] / r["ok"] * r["seconds"] for s, r in zip(singles, rounds_)]
+        return f"{statistics.median(per_round):.2f}x ({', '.join(f'{x:.2f}' for x in per_round)})"
+    print(f"| HTTP time per render / in-process time, median of rounds (each round's): system token; real token | {slowdown(uncharged_rounds)}; {slowdown(renders)} |")
 print(f"| CPU per render: in-process / server (HTTP, auth, outbox, reporter, verifier) | {single['cpu_ms_per_render']:.2f} ms / {server_cpu_ms:.2f} ms (ratio {single['cpu_ms_per_render'] / server_cpu_ms:.2f}) |")
 print(f"| non-200 answers | {render['errors']} {render['statuses']} |")
 print(f"| server RSS after load / peak (VmHWM) | {rss_end / 1024:.0f} MiB / {rss_hwm / 1024:.0f} MiB |")

@@ -95,12 +95,32 @@ impl<T> Reply<T> {
             .compare_exchange(RUNNING, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
     }
+}
 
+impl<T: 'static> Reply<T> {
     /// Answers the caller (if it still listens: an unclaimed answer may
-    /// come after the caller gave up).
+    /// come after the caller gave up). Given on a render thread, the answer
+    /// is held until its job has returned and the thread is idle again
+    /// (see [`Shared::next`]); given elsewhere, at once.
     pub fn send(self, value: T) {
-        let _ = self.sender.send(value);
+        let sender = self.sender;
+        if ON_RENDER_THREAD.get() {
+            HELD_ANSWER.set(Some(Box::new(move || {
+                let _ = sender.send(value);
+            })));
+        } else {
+            let _ = sender.send(value);
+        }
     }
+}
+
+/// An answer given on a render thread, waiting to be sent.
+type HeldAnswer = Box<dyn FnOnce()>;
+
+thread_local! {
+    static ON_RENDER_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The answer the running job gave on this render thread, if any.
+    static HELD_ANSWER: std::cell::RefCell<Option<HeldAnswer>> = const { std::cell::RefCell::new(None) };
 }
 
 struct Job {
@@ -146,26 +166,38 @@ impl Shared {
     }
 
     /// The next job for thread `me` to run, or `None` once the pool is
-    /// dropped.
-    fn next(&self, me: usize) -> Option<Job> {
+    /// dropped. `finished` is the job `me` just ran, and `answer` the
+    /// answer it gave on this thread ([`Reply::send`]): it is given once
+    /// `me` is back on the idle stack, so that a caller's next request,
+    /// which may follow at once, finds this thread (its caches warm) rather
+    /// than waking another.
+    fn next(&self, me: usize, finished: bool, mut answer: Option<HeldAnswer>) -> Option<Job> {
         let mut queue = self.lock();
+        if finished {
+            queue.running -= 1;
+        }
         loop {
-            while let Some(job) = queue.jobs.pop_front() {
-                if job
-                    .state
-                    .compare_exchange(WAITING, RUNNING, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok()
-                {
-                    queue.waiting -= 1;
-                    queue.running += 1;
-                    self.backlog.set(queue.waiting);
-                    return Some(job);
-                }
+            if let Some(job) = self.take_waiting(&mut queue) {
+                drop(queue);
+                answer.take().map(|give| give());
+                return Some(job);
             }
             if queue.closed {
+                drop(queue);
+                answer.take().map(|give| give());
                 return None;
             }
             queue.idle.push(me);
+            if let Some(give) = answer.take() {
+                drop(queue);
+                give();
+                queue = self.lock();
+                if !queue.idle.contains(&me) {
+                    // A job took `me` off the stack meanwhile: its signal
+                    // came before this thread waited.
+                    continue;
+                }
+            }
             queue = self.wakes[me]
                 .wait(queue)
                 .unwrap_or_else(|e| e.into_inner());
@@ -174,12 +206,31 @@ impl Shared {
         }
     }
 
+    /// The first job still waiting, now running.
+    fn take_waiting(&self, queue: &mut Queue) -> Option<Job> {
+        while let Some(job) = queue.jobs.pop_front() {
+            if job
+                .state
+                .compare_exchange(WAITING, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                queue.waiting -= 1;
+                queue.running += 1;
+                self.backlog.set(queue.waiting);
+                return Some(job);
+            }
+        }
+        None
+    }
+
     fn worker(&self, me: usize) {
-        while let Some(job) = self.next(me) {
+        ON_RENDER_THREAD.set(true);
+        let mut next = self.next(me, false, None);
+        while let Some(job) = next {
             // A panic drops the job's result sender: the caller sees `Panicked`.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(job.work));
             threads::finish_local_work();
-            self.lock().running -= 1;
+            next = self.next(me, true, HELD_ANSWER.take());
         }
     }
 }
@@ -470,17 +521,15 @@ mod tests {
     #[tokio::test]
     async fn one_request_at_a_time_stays_on_the_thread_that_finished_last() {
         let pool = pool(4, 4, 5000);
+        // Every thread started and idle.
+        tokio::time::sleep(Duration::from_millis(100)).await;
         let mut threads = std::collections::HashSet::new();
-        for round in 0..22 {
+        // Back to back: each request is sent as soon as the last one's
+        // answer is in, which a thread that answered before going idle
+        // would miss.
+        for _ in 0..200 {
             let thread = pool.run(Instant::now(), || std::thread::current().id());
-            let thread = thread.await.unwrap();
-            // The first jobs may meet threads still starting.
-            if round >= 2 {
-                threads.insert(thread);
-            }
-            // Time for the thread to go idle again before the next request,
-            // as a client's round trip gives it.
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            threads.insert(thread.await.unwrap());
         }
         assert_eq!(
             threads.len(),
