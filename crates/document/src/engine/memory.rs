@@ -18,13 +18,19 @@ pub fn after_render() {
     }
 }
 
-/// Called after each slice of a document compiled in slices: every
-/// cached result goes, since the next slice's pages share none of this
-/// one's, and the cache holds the pages' frames that the slice's compiled
-/// document just let go (a render thread beside it only loses its warm
-/// cache).
+/// Slices a cached result may go unused before it is evicted, between the
+/// slices of one document: one, so that what every slice uses (the
+/// prelude, fonts, styles, a header's content) is hit again and stays,
+/// while a slice's own pages, which the next slice never asks for, go
+/// after that next slice.
+const SLICE_MAX_AGE: usize = 1;
+
+/// Called after each slice of a document compiled in slices: evicts what
+/// the slice just compiled did not use (see [`SLICE_MAX_AGE`]), then
+/// returns freed heap to the OS. A render thread beside it may lose the
+/// part of its warm cache this slice did not touch.
 pub fn after_slice() {
-    typst::comemo::evict(0);
+    typst::comemo::evict(SLICE_MAX_AGE);
     trim();
 }
 
