@@ -12,6 +12,11 @@
 //! With THREADS > 1, that many render threads of one process render at once
 //! (the server's situation without HTTP): against THREADS separate
 //! processes it shows what sharing one process costs.
+//! `RENDER_RATE_PAUSE_US=N` sleeps N microseconds after each render: a
+//! server answering one request at a time idles between renders (the
+//! client's round trip), and a render after an idle gap costs more CPU than
+//! one right after another (caches and the virtual CPU gone cold), which
+//! this shows in-process.
 
 use std::time::{Duration, Instant};
 
@@ -90,9 +95,16 @@ fn measure(engine: &Engine, body: &[u8], typst: bool, duration: Duration) -> u64
     render();
     let started = Instant::now();
     let mut n = 0u64;
+    let pause = std::env::var("RENDER_RATE_PAUSE_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_micros);
     while started.elapsed() < duration {
         render();
         n += 1;
+        if let Some(pause) = pause {
+            std::thread::sleep(pause);
+        }
     }
     n
 }
