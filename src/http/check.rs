@@ -94,7 +94,6 @@ pub(super) async fn run_check(
         if reply.claim() {
             reply.send(report);
         }
-        renderer.prepare();
     })
     .await
     .map_err(|e| e.into_api(retry_after_s))?

@@ -204,11 +204,12 @@ impl Node {
             (Some(engine), _) => Some(Renderer::InProcess(engine.clone())),
         };
         let pool = Arc::new(match renderer.clone() {
-            // Each render thread starts its worker before its first job. With
+            // Each render thread starts its worker before its first job, and
+            // a new one when it finds its worker dead after a job. With
             // workers, the render threads only hand work over, short work
             // that gates the next render: they keep the server's priority
             // and the workers run `render_thread_nice` steps below it.
-            Some(renderer @ Renderer::Processes(_)) => RenderPool::with_start(
+            Some(renderer @ Renderer::Processes(_)) => RenderPool::with_ready(
                 &Limits {
                     render_thread_nice: Nice::default(),
                     ..limits.clone()

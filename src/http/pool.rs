@@ -166,31 +166,48 @@ impl Shared {
     }
 
     /// The next job for thread `me` to run, or `None` once the pool is
-    /// dropped. `finished` is the job `me` just ran, and `answer` the
-    /// answer it gave on this thread ([`Reply::send`]): it is given once
-    /// `me` is back on the idle stack, so that a caller's next request,
-    /// which may follow at once, finds this thread (its caches warm) rather
-    /// than waking another.
-    fn next(&self, me: usize, finished: bool, mut answer: Option<HeldAnswer>) -> Option<Job> {
+    /// dropped. `finished` is whether `me` just ran a job, and `answer`
+    /// the answer that job gave on this thread ([`Reply::send`]): it is
+    /// given once `me` is back on the idle stack, so that a caller's next
+    /// request, which may follow at once, finds this thread (its caches
+    /// warm) rather than waking another. Then, before waiting, `ready`
+    /// readies the thread for its next job.
+    fn next(
+        &self,
+        me: usize,
+        finished: bool,
+        mut answer: Option<HeldAnswer>,
+        ready: &dyn Fn(),
+    ) -> Option<Job> {
         let mut queue = self.lock();
+        let mut unready = finished;
         if finished {
             queue.running -= 1;
         }
         loop {
             if let Some(job) = self.take_waiting(&mut queue) {
                 drop(queue);
-                answer.take().map(|give| give());
+                if let Some(give) = answer.take() {
+                    give();
+                }
                 return Some(job);
             }
             if queue.closed {
                 drop(queue);
-                answer.take().map(|give| give());
+                if let Some(give) = answer.take() {
+                    give();
+                }
                 return None;
             }
             queue.idle.push(me);
-            if let Some(give) = answer.take() {
+            if answer.is_some() || unready {
                 drop(queue);
-                give();
+                if let Some(give) = answer.take() {
+                    give();
+                }
+                if std::mem::take(&mut unready) {
+                    ready();
+                }
                 queue = self.lock();
                 if !queue.idle.contains(&me) {
                     // A job took `me` off the stack meanwhile: its signal
@@ -223,14 +240,15 @@ impl Shared {
         None
     }
 
-    fn worker(&self, me: usize) {
+    fn worker(&self, me: usize, ready: &dyn Fn()) {
         ON_RENDER_THREAD.set(true);
-        let mut next = self.next(me, false, None);
+        ready();
+        let mut next = self.next(me, false, None, ready);
         while let Some(job) = next {
             // A panic drops the job's result sender: the caller sees `Panicked`.
             let _ = std::panic::catch_unwind(AssertUnwindSafe(job.work));
             threads::finish_local_work();
-            next = self.next(me, true, HELD_ANSWER.take());
+            next = self.next(me, true, HELD_ANSWER.take(), ready);
         }
     }
 }
@@ -238,12 +256,14 @@ impl Shared {
 impl RenderPool {
     /// Starts the render threads and sizes the queue as `limits` say.
     pub fn new(limits: &Limits) -> RenderPool {
-        RenderPool::with_start(limits, Arc::new(|| ()))
+        RenderPool::with_ready(limits, Arc::new(|| ()))
     }
 
-    /// As [`RenderPool::new`], with `start` run on each render thread before
-    /// it takes its first job (a render worker process is started there).
-    pub fn with_start(limits: &Limits, start: Arc<dyn Fn() + Send + Sync>) -> RenderPool {
+    /// As [`RenderPool::new`], with `ready` run on each render thread when
+    /// it starts and whenever it goes idle after a job, once the job's
+    /// answer is out: a render worker process is started there, and one
+    /// that died is replaced before the next job needs it.
+    pub fn with_ready(limits: &Limits, ready: Arc<dyn Fn() + Send + Sync>) -> RenderPool {
         let slots = limits.render_slots();
         let shared = Arc::new(Shared::new(slots));
         let threads = (0..slots)
@@ -251,11 +271,8 @@ impl RenderPool {
                 let name = format!("render-{i}");
                 let pool = threads::render_thread(name, limits.render_thread_nice);
                 let shared = shared.clone();
-                let start = start.clone();
-                pool.spawn(move || {
-                    start();
-                    shared.worker(i)
-                });
+                let ready = ready.clone();
+                pool.spawn(move || shared.worker(i, &*ready));
                 pool
             })
             .collect();

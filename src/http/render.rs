@@ -147,7 +147,6 @@ pub(super) async fn produce(
                     Err(e) => reply.send(Err(failure(e, retry_after_s))),
                 }
             }
-            renderer.prepare();
         }
     };
     let (rendered, took) = match pool.run_with_reply(started, job).await {

@@ -217,6 +217,8 @@ pub fn worker_pids(server: &Server) -> Vec<u32> {
 /// What the kernel's OOM killer may do: both idle workers are killed from
 /// outside. The next requests did not cause that, so each is answered by a
 /// fresh worker (found dead before the job is handed over) instead of a 500.
+/// The requests come two at a time, so that both render threads take one
+/// (one at a time, the thread that finished last takes every request).
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_workers_killed_from_outside_cost_no_request() {
     let dir = tempfile::tempdir().unwrap();
@@ -236,14 +238,20 @@ async fn idle_workers_killed_from_outside_cost_no_request() {
         // SAFETY: kill(2) on a child process id of the server.
         assert_eq!(unsafe { libc::kill(*pid as i32, libc::SIGKILL) }, 0);
     }
-    for i in 0..4 {
-        let r = render(&server.base, SYSTEM, &label(&format!("after kill {i}"))).await;
-        assert_eq!(
-            r.status,
-            200,
-            "render {i} after the idle workers died: {}",
-            String::from_utf8_lossy(&r.bytes)
+    for pair in 0..2 {
+        let bodies = [0, 1].map(|i| label(&format!("after kill {pair}.{i}")));
+        let (first, second) = tokio::join!(
+            render(&server.base, SYSTEM, &bodies[0]),
+            render(&server.base, SYSTEM, &bodies[1])
         );
+        for (i, r) in [first, second].iter().enumerate() {
+            assert_eq!(
+                r.status,
+                200,
+                "render {pair}.{i} after the idle workers died: {}",
+                String::from_utf8_lossy(&r.bytes)
+            );
+        }
     }
     let now = worker_pids(&server);
     assert!(
