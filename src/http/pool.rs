@@ -184,20 +184,12 @@ impl Shared {
         if finished {
             queue.running -= 1;
         }
-        loop {
+        let job = loop {
             if let Some(job) = self.take_waiting(&mut queue) {
-                drop(queue);
-                if let Some(give) = answer.take() {
-                    give();
-                }
-                return Some(job);
+                break Some(job);
             }
             if queue.closed {
-                drop(queue);
-                if let Some(give) = answer.take() {
-                    give();
-                }
-                return None;
+                break None;
             }
             queue.idle.push(me);
             if answer.is_some() || unready {
@@ -220,7 +212,13 @@ impl Shared {
                 .unwrap_or_else(|e| e.into_inner());
             // A job's signal took `me` off the stack; a spurious wake-up did not.
             queue.idle.retain(|&thread| thread != me);
+        };
+        drop(queue);
+        // Not given yet when a job was waiting (or the pool closed) at once.
+        if let Some(give) = answer {
+            give();
         }
+        job
     }
 
     /// The first job still waiting, now running.
