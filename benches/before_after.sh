@@ -21,7 +21,7 @@ ROUNDS=${BA_ROUNDS:-4}
 SECONDS_RUN=${BA_SECONDS:-10}
 CONCURRENCY=${BA_CONCURRENCY:-2}
 TARGET=${CARGO_TARGET_DIR:-target}
-command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
+require_wrk "$0"
 
 # AFTER= measures a given binary instead (e.g. both built --release).
 if [ -z "${AFTER:-}" ]; then

@@ -1,5 +1,11 @@
 # Shell helpers shared by the HTTP benchmarks (sourced, not run).
 
+# Exits with a message naming the script $1 unless wrk (Debian package
+# `wrk`) is installed.
+require_wrk() {
+    command -v wrk >/dev/null || { echo "$1: needs wrk (apt-get install wrk)" >&2; exit 1; }
+}
+
 # Waits until BASE/healthz answers (30 s at most).
 wait_healthy() {
     python3 - "$1" <<'PY'

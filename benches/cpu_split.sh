@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 SECONDS_RUN=${SPLIT_SECONDS:-10}
 CONCURRENCY=${SPLIT_CONCURRENCY:-1}
 BODY=benches/data/label.json
-command -v wrk >/dev/null || { echo "benches/cpu_split.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
+require_wrk "$0"
 
 build_dev
 make_workdir

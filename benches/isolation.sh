@@ -20,7 +20,7 @@ ROUNDS=${ISO_ROUNDS:-4}
 SECONDS_RUN=${ISO_SECONDS:-10}
 CONCURRENCY=${ISO_CONCURRENCY:-8}
 BODY=benches/data/label.json
-command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)"; exit 1; }
+require_wrk "$0"
 
 build_dev
 

@@ -21,7 +21,7 @@ SECONDS_RUN=${THROUGHPUT_SECONDS:-10}
 ROUNDS=${THROUGHPUT_ROUNDS:-3}
 BODY=benches/data/label.json
 BY_HAND=benches/label_by_hand.typ
-command -v wrk >/dev/null || { echo "benches/throughput.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
+require_wrk "$0"
 
 build_dev --example render_rate
 make_workdir
