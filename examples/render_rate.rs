@@ -16,7 +16,9 @@
 //! server answering one request at a time idles between renders (the
 //! client's round trip), and a render after an idle gap costs more CPU than
 //! one right after another (caches and the virtual CPU gone cold), which
-//! this shows in-process.
+//! this shows in-process. `RENDER_RATE_VARY=1` gives a JSON body a new
+//! order number on every render too (`ORD-2026-000000` replaced by a
+//! counter, as `benches/wrk_post.lua` does with VARY).
 
 use std::time::{Duration, Instant};
 
@@ -81,12 +83,16 @@ fn main() {
 /// Renders `body` for `duration` after one warm-up render: the renders done.
 fn measure(engine: &Engine, body: &[u8], typst: bool, duration: Duration) -> u64 {
     let source = String::from_utf8_lossy(body).into_owned();
+    let vary = std::env::var_os("RENDER_RATE_VARY").is_some();
     let mut counter = 0u64;
     let mut render = || {
+        counter += 1;
         if typst {
-            counter += 1;
             let source = source.replace("ORD-2026-000001", &format!("ORD-2026-{counter:06}"));
             drop(engine.render_typst(source).expect("the source compiles"));
+        } else if vary {
+            let body = source.replace("ORD-2026-000000", &format!("ORD-2026-{counter:06}"));
+            drop(engine.render_bytes(body.as_bytes()).expect("the document renders"));
         } else {
             drop(engine.render_bytes(body).expect("the document renders"));
         }

@@ -105,6 +105,34 @@ fn a_fixed_clock_makes_output_reproducible() {
     );
 }
 
+/// vendor/krilla/PATCHES.md: font programs are deflated through a memo
+/// keyed by their bytes. The file must be the one stock krilla writes, the
+/// first time (the memo filled) and the next (the memo hit), for a document
+/// of two fonts whose subsets are embedded.
+#[test]
+fn memoised_font_programs_are_the_bytes_stock_krilla_writes() {
+    let body = serde_json::to_vec(&json!({"pages": [{"size": "a6", "elements": [
+        {"type": "text", "x": 10, "y": 10, "content": "Memo 0123456789 \u{e9}t\u{e9}"},
+        {"type": "text", "x": 10, "y": 20, "content": "Bold 42", "style": {"font_weight": "bold"}}
+    ]}]}))
+    .unwrap();
+    let document = ENGINE.validate(&body).unwrap();
+    let at = time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
+    let stock = krilla::stream::with_stock_font_streams(|| ENGINE.render_at(&document, at))
+        .unwrap()
+        .bytes;
+    let first = ENGINE.render_at(&document, at).unwrap().bytes;
+    let again = ENGINE.render_at(&document, at).unwrap().bytes;
+    assert!(first == stock, "the memoised export differs from stock krilla's");
+    assert!(again == stock, "a memo hit differs from stock krilla's export");
+    let embedded = first.windows(10).filter(|w| w == b"/FontFile2").count();
+    assert_eq!(embedded, 2, "two embedded TrueType programs");
+    let text = read_pdf(first).text(0);
+    for line in ["Memo 0123456789 \u{e9}t\u{e9}", "Bold 42"] {
+        assert!(text.contains(line), "{line:?} not read back from {text:?}");
+    }
+}
+
 #[test]
 fn file_mode_names_the_download() {
     let body = serde_json::to_vec(&doc(

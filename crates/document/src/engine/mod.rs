@@ -453,8 +453,11 @@ impl Engine {
         })
     }
 
-    /// Compiles any Typst source with this engine's fonts (benchmarks use it
-    /// for the hand-written baseline).
+    /// Compiles any Typst source with this engine's fonts, as stock Typst
+    /// exports it: benchmarks use it for the hand-written baseline, which
+    /// measures Typst as its users run it, so it does without labelpress's
+    /// patch to krilla (font programs deflated anew on every export,
+    /// vendor/krilla/PATCHES.md).
     pub fn render_typst(&self, source: String) -> Result<Vec<u8>, RenderError> {
         let export = Export {
             profile: None,
@@ -462,7 +465,9 @@ impl Engine {
             creator: PRODUCER.into(),
             producer: PRODUCER.into(),
         };
-        self.compile(Lowered::of_source(source), &export, clock())
+        krilla::stream::with_stock_font_streams(|| {
+            self.compile(Lowered::of_source(source), &export, clock())
+        })
     }
 
     /// Compiles and exports `lowered` `slice` sheets at a time, each
