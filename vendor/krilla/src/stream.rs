@@ -257,10 +257,11 @@ impl<'a> FilterStreamBuilder<'a> {
         filter_stream
     }
 
-    /// labelpress patch: a font program, deflated through the memoised
-    /// encoder (as content streams are) unless this thread renders as stock
-    /// krilla does (see [`with_stock_font_streams`]). The bytes are the same
-    /// either way: the memo is keyed by the data and deflate is deterministic.
+    /// labelpress patch: a CID font's program or CID set, deflated through
+    /// the memoised encoder (as content streams are) unless this thread
+    /// renders as stock krilla does (see [`with_stock_font_streams`]). The
+    /// bytes are the same either way: the memo is keyed by the data and
+    /// deflate is deterministic.
     pub(crate) fn new_from_font_data(content: &'a [u8]) -> Self {
         let mut filter_stream = Self::binary(content);
         let memoized = MEMOIZE_FONT_STREAMS.with(|m| m.get());

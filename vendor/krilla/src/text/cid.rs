@@ -315,7 +315,7 @@ impl CIDFont {
                 bytes
             };
 
-            let cid_stream = FilterStreamBuilder::new_from_binary_data(&cid_stream_data)
+            let cid_stream = FilterStreamBuilder::new_from_font_data(&cid_stream_data)
                 .finish(&sc.serialize_settings());
             let mut cid_set = stream_chunk.stream(cid_set_ref, cid_stream.encoded_data());
             cid_stream.write_filters(cid_set.deref_mut());
