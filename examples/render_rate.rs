@@ -92,7 +92,11 @@ fn measure(engine: &Engine, body: &[u8], typst: bool, duration: Duration) -> u64
             drop(engine.render_typst(source).expect("the source compiles"));
         } else if vary {
             let body = source.replace("ORD-2026-000000", &format!("ORD-2026-{counter:06}"));
-            drop(engine.render_bytes(body.as_bytes()).expect("the document renders"));
+            drop(
+                engine
+                    .render_bytes(body.as_bytes())
+                    .expect("the document renders"),
+            );
         } else {
             drop(engine.render_bytes(body).expect("the document renders"));
         }

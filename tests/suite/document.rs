@@ -123,8 +123,14 @@ fn memoised_font_programs_are_the_bytes_stock_krilla_writes() {
         .bytes;
     let first = ENGINE.render_at(&document, at).unwrap().bytes;
     let again = ENGINE.render_at(&document, at).unwrap().bytes;
-    assert!(first == stock, "the memoised export differs from stock krilla's");
-    assert!(again == stock, "a memo hit differs from stock krilla's export");
+    assert!(
+        first == stock,
+        "the memoised export differs from stock krilla's"
+    );
+    assert!(
+        again == stock,
+        "a memo hit differs from stock krilla's export"
+    );
     let embedded = first.windows(10).filter(|w| w == b"/FontFile2").count();
     assert_eq!(embedded, 2, "two embedded TrueType programs");
     let text = read_pdf(first).text(0);
