@@ -14,10 +14,13 @@ WORKDIR /src
 # read from Cargo.toml). A change to the sources then rebuilds only the
 # workspace's crates; a change to a Cargo.toml or Cargo.lock builds
 # every crate again. The fuzz crate is outside the workspace and not copied.
+# The patched dependencies under vendor/ ([patch.crates-io]) are
+# dependencies too: copied whole, with the manifests.
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/barcode/Cargo.toml crates/barcode/
 COPY crates/document/Cargo.toml crates/document/
 COPY crates/verify/Cargo.toml crates/verify/
+COPY vendor vendor/
 RUN for crate in crates/*/; do mkdir -p "${crate}src" && touch "${crate}src/lib.rs"; done \
  && metadata=$(cargo metadata --no-deps --locked --format-version 1) \
  && benches=$(awk -F '"' '/^\[/ { bench = ($0 == "[[bench]]") } bench && /^name *=/ { print "benches/" $2 ".rs" }' Cargo.toml) \

@@ -341,6 +341,19 @@ fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
     }
     assert!(needed.contains("crates/document/Cargo.toml"), "{needed:?}");
     assert!(!needed.iter().any(|p| p.starts_with("fuzz/")), "{needed:?}");
+    // And every patched dependency ([patch.crates-io]: a crate under
+    // vendor/), whole: it is built in that layer.
+    let manifest = read("Cargo.toml");
+    let patched: Vec<String> = manifest
+        .split("[patch.crates-io]")
+        .nth(1)
+        .expect("a [patch.crates-io] table")
+        .lines()
+        .filter_map(|l| l.split("path = \"").nth(1)?.split('"').next())
+        .map(str::to_string)
+        .collect();
+    assert!(!patched.is_empty());
+    needed.extend(patched);
 
     // The COPYs before the sources copy exactly those, each to its place.
     let sources = stage
@@ -355,6 +368,18 @@ fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
     for (_, args) in layer.iter().filter(|(op, _)| op == "COPY") {
         let (from, dest) = copy_args(args);
         for file in &from {
+            if root.join(file).is_dir() {
+                // Docker copies a directory's contents into the destination.
+                let to = work.join(&dest);
+                assert_eq!(
+                    relative_to(&to, &work),
+                    *file,
+                    "COPY {args}: lands where it was"
+                );
+                copy_dir(&root.join(file), &to);
+                copied.extend(crate_dirs(&to, &work));
+                continue;
+            }
             let to = if dest.ends_with('/') {
                 work.join(&dest)
                     .join(std::path::Path::new(file).file_name().unwrap())
@@ -370,7 +395,7 @@ fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
     }
     assert_eq!(
         copied, needed,
-        "the dependency layer copies the manifests only"
+        "the dependency layer copies the manifests and the patched crates only"
     );
 
     // Its RUNs: the stubs, then the build, in a layer of its own.
@@ -456,6 +481,21 @@ fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
 }
 
 /// `path` below `base`, as a `/`-separated string.
+/// The folders under `dir` (itself included) that hold a Cargo.toml,
+/// relative to `base`.
+fn crate_dirs(dir: &std::path::Path, base: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    if dir.join("Cargo.toml").exists() {
+        found.push(relative_to(dir, base));
+    }
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.path().is_dir() {
+            found.extend(crate_dirs(&entry.path(), base));
+        }
+    }
+    found
+}
+
 fn relative_to(path: &std::path::Path, base: &std::path::Path) -> String {
     let mut parts = Vec::new();
     for c in path.strip_prefix(base).unwrap().components() {

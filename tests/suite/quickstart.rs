@@ -123,15 +123,3 @@ fn readme_quickstart_renders_a_label_over_http() {
     assert_eq!(demo.len(), 1, "{tokens}");
     assert_eq!(demo[0]["balance"], 99, "{tokens}");
 }
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
-        }
-    }
-}

@@ -210,3 +210,16 @@ pub fn f(v: &Value, key: &str) -> f64 {
 pub fn page_with(w: f64, h: f64, elements: Value) -> Value {
     serde_json::json!({"pages": [{"width": w, "height": h, "elements": elements}]})
 }
+
+/// Copies the directory `from` into `to`, recursively.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
