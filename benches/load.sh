@@ -12,7 +12,8 @@
 # same minutes. The ratio is total HTTP renders/s over cores x the mean
 # single-thread rate; each round's own ratio is printed too.
 #
-# Usage: benches/load.sh  (LOAD_SECONDS, LOAD_ROUNDS, LOAD_CONCURRENCY override)
+# Usage: benches/load.sh  (LOAD_SECONDS, LOAD_ROUNDS, LOAD_CONCURRENCY override;
+# LOAD_VARY=1 for a new document every request, on both sides)
 # The load generator shares the machine's cores with the server, so the
 # cheapest one available is used: wrk (Debian package `wrk`, about 4% of one
 # core at 1,800 renders/s) when installed, else examples/loadgen.rs (reqwest,
@@ -27,6 +28,14 @@ SECONDS_RUN=${LOAD_SECONDS:-30}
 ROUNDS=${LOAD_ROUNDS:-3}
 CONCURRENCY=${LOAD_CONCURRENCY:-8}
 BODY=benches/data/label.json
+# LOAD_VARY=1: both sides render a new order number each time (wrk's VARY,
+# render_rate's RENDER_RATE_VARY), as issue 33's figures are measured;
+# otherwise both render the same body, every cache warm.
+VARY_ENV=()
+if [ -n "${LOAD_VARY:-}" ]; then
+    VARY_ENV=(VARY=1 RENDER_RATE_VARY=1)
+    require_wrk "$0"
+fi
 
 build_dev --example loadgen --example render_rate
 # A target dir shared with other checkouts may hold another checkout's binary
@@ -52,7 +61,7 @@ serve_with_tokens "$DATA"
 # p99_ms, statuses), from wrk or examples/loadgen.
 load() {
     if command -v wrk >/dev/null; then
-        TOKEN="${LOAD_TOKEN:-$TOKEN}" BODY_FILE="$2" wrk -t1 -c"$CONCURRENCY" -d"$3"s --latency \
+        env "${VARY_ENV[@]}" TOKEN="${LOAD_TOKEN:-$TOKEN}" BODY_FILE="$2" wrk -t1 -c"$CONCURRENCY" -d"$3"s --latency \
             -s benches/wrk_post.lua "$1" | tail -1
     else
         "$BIN/examples/loadgen" "$1" "${LOAD_TOKEN:-$TOKEN}" "$2" "$CONCURRENCY" "$3"
@@ -77,7 +86,7 @@ RENDERS=()
 UNCHARGED=()
 CPU_TICKS=0
 for round in $(seq "$ROUNDS"); do
-    SINGLES+=("$("$BIN/examples/render_rate" "$BODY" 5)")
+    SINGLES+=("$(env "${VARY_ENV[@]}" "$BIN/examples/render_rate" "$BODY" 5)")
     echo "round $round: single-thread in-process render: ${SINGLES[-1]}"
     CPU_BEFORE=$(cpu_ticks)
     RENDERS+=("$(load "$BASE/api/v1/label" "$BODY" $((SECONDS_RUN / ROUNDS)))")
