@@ -3,7 +3,8 @@
 top-level modules of each crate in the workspace; exit 1 if any has more than
 one module (a cycle).
 
-A crate is a folder with a Cargo.toml and a src/ folder. Its top-level modules
+A crate is a folder with a Cargo.toml and a src/ folder (not under vendor/,
+which holds patched third-party crates). Its top-level modules
 are the files and folders directly under src/ (lib.rs and main.rs excluded).
 An edge A -> B is a `crate::B` path in A's code (use lines, inline paths and
 attribute strings alike; comments, doc links included, are not imports);
@@ -126,7 +127,9 @@ def components(graph):
 
 def crates(root):
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in ("target", ".git", "node_modules", ".venv", "fuzz")]
+        # vendor/ holds third-party crates patched in (vendor/*/PATCHES.md):
+        # their layering is theirs, not this repository's.
+        dirnames[:] = [d for d in dirnames if d not in ("target", ".git", "node_modules", ".venv", "fuzz", "vendor")]
         if "Cargo.toml" in filenames and os.path.isdir(os.path.join(dirpath, "src")):
             yield dirpath
 
