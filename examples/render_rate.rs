@@ -83,21 +83,22 @@ fn main() {
 /// Renders `body` for `duration` after one warm-up render: the renders done.
 fn measure(engine: &Engine, body: &[u8], typst: bool, duration: Duration) -> u64 {
     let source = String::from_utf8_lossy(body).into_owned();
-    let vary = std::env::var_os("RENDER_RATE_VARY").is_some();
+    // The order number a new document replaces with the counter.
+    let placeholder = if typst {
+        "ORD-2026-000001"
+    } else {
+        "ORD-2026-000000"
+    };
+    let vary = typst || std::env::var_os("RENDER_RATE_VARY").is_some();
     let mut counter = 0u64;
     let mut render = || {
         counter += 1;
+        let varied = vary.then(|| source.replace(placeholder, &format!("ORD-2026-{counter:06}")));
         if typst {
-            let source = source.replace("ORD-2026-000001", &format!("ORD-2026-{counter:06}"));
+            let source = varied.expect("the hand-written source always varies");
             drop(engine.render_typst(source).expect("the source compiles"));
-        } else if vary {
-            let body = source.replace("ORD-2026-000000", &format!("ORD-2026-{counter:06}"));
-            drop(
-                engine
-                    .render_bytes(body.as_bytes())
-                    .expect("the document renders"),
-            );
         } else {
+            let body = varied.as_deref().map_or(body, str::as_bytes);
             drop(engine.render_bytes(body).expect("the document renders"));
         }
     };
