@@ -185,7 +185,9 @@ impl Renderer {
 
     /// Makes sure the calling render thread has a running worker, so that
     /// the next request does not wait for one to start. Called when a render
-    /// thread starts and after each job.
+    /// thread starts and when it goes idle after a job
+    /// (`RenderPool::with_ready`); a job that comes first finds a missing or
+    /// dead worker itself (`live_worker`).
     pub fn prepare(&self) {
         let Renderer::Processes(workers) = self else {
             return;

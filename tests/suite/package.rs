@@ -480,7 +480,6 @@ fn dockerfile_builds_the_dependencies_before_copying_the_sources() {
     assert!(read(".dockerignore").lines().any(|l| l == "target"));
 }
 
-/// `path` below `base`, as a `/`-separated string.
 /// The folders under `dir` (itself included) that hold a Cargo.toml,
 /// relative to `base`.
 fn crate_dirs(dir: &std::path::Path, base: &std::path::Path) -> Vec<String> {
@@ -496,6 +495,7 @@ fn crate_dirs(dir: &std::path::Path, base: &std::path::Path) -> Vec<String> {
     found
 }
 
+/// `path` below `base`, as a `/`-separated string.
 fn relative_to(path: &std::path::Path, base: &std::path::Path) -> String {
     let mut parts = Vec::new();
     for c in path.strip_prefix(base).unwrap().components() {
