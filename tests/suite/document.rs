@@ -106,30 +106,55 @@ fn a_fixed_clock_makes_output_reproducible() {
 }
 
 /// vendor/krilla/PATCHES.md: font programs are deflated through a memo
-/// keyed by their bytes. The file must be the one stock krilla writes, the
-/// first time (the memo filled) and the next (the memo hit), for a document
-/// of two fonts whose subsets are embedded.
+/// keyed by their bytes and the level, and every stream krilla writes is
+/// deflated at a faster level than stock krilla's. The file must hold what
+/// stock krilla writes, stream for stream once inflated, the first time
+/// (the memo filled) and the next (the memo hit, the same bytes), for a
+/// document of two fonts whose subsets are embedded; and cost little size.
 #[test]
-fn memoised_font_programs_are_the_bytes_stock_krilla_writes() {
+fn patched_krilla_writes_what_stock_krilla_writes_once_inflated() {
     let body = serde_json::to_vec(&json!({"pages": [{"size": "a6", "elements": [
         {"type": "text", "x": 10, "y": 10, "content": "Memo 0123456789 \u{e9}t\u{e9}"},
-        {"type": "text", "x": 10, "y": 20, "content": "Bold 42", "style": {"font_weight": "bold"}}
+        {"type": "text", "x": 10, "y": 20, "content": "Bold 42", "style": {"font_weight": "bold"}},
+        {"type": "barcode", "x": 10, "y": 30, "width": 60, "height": 15, "format": "code128", "content": "SHIP0000123456789"}
     ]}]}))
     .unwrap();
     let document = ENGINE.validate(&body).unwrap();
     let at = time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
-    let stock = krilla::stream::with_stock_font_streams(|| ENGINE.render_at(&document, at))
+    let stock = krilla::stream::with_stock_streams(|| ENGINE.render_at(&document, at))
         .unwrap()
         .bytes;
     let first = ENGINE.render_at(&document, at).unwrap().bytes;
     let again = ENGINE.render_at(&document, at).unwrap().bytes;
     assert!(
-        first == stock,
-        "the memoised export differs from stock krilla's"
+        first == again,
+        "a memo hit differs from the export that filled it"
     );
     assert!(
-        again == stock,
-        "a memo hit differs from stock krilla's export"
+        first != stock,
+        "the streams are deflated at stock krilla's level"
+    );
+    let inflated = inflated_objects(&first);
+    assert!(
+        inflated.iter().any(|(_, o)| o.contains("FontFile2"))
+            && inflated.iter().any(|(_, o)| o.contains(" Tf ")),
+        "font and page objects read back"
+    );
+    let differing: Vec<_> = inflated
+        .iter()
+        .zip(inflated_objects(&stock))
+        .filter(|(a, b)| **a != *b)
+        .map(|(a, b)| (a.clone(), b))
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "once inflated, the patched export differs from stock krilla's: {differing:?}"
+    );
+    assert!(
+        first.len() * 10 <= stock.len() * 11,
+        "the faster level costs more than a tenth of the file: {} against {} bytes",
+        first.len(),
+        stock.len()
     );
     let embedded = first.windows(10).filter(|w| w == b"/FontFile2").count();
     assert_eq!(embedded, 2, "two embedded TrueType programs");
@@ -137,6 +162,87 @@ fn memoised_font_programs_are_the_bytes_stock_krilla_writes() {
     for line in ["Memo 0123456789 \u{e9}t\u{e9}", "Bold 42"] {
         assert!(text.contains(line), "{line:?} not read back from {text:?}");
     }
+}
+
+/// vendor/krilla/PATCHES.md: a render thread deflates every stream with
+/// one deflate state, reset between streams. A reset state must write what
+/// a new one writes: a document deflated on a fresh thread and on a thread
+/// that deflated another document before is the same file (the memo
+/// emptied in between, so that both deflate).
+#[test]
+fn a_reused_deflate_state_writes_what_a_new_one_writes() {
+    let page = |text: &str, code: &str| {
+        serde_json::to_vec(&json!({"pages": [{"size": "a6", "elements": [
+            {"type": "text", "x": 10, "y": 10, "content": text},
+            {"type": "barcode", "x": 10, "y": 30, "width": 60, "height": 15, "format": "code128", "content": code}
+        ]}]}))
+        .unwrap()
+    };
+    let at = time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
+    let render = |body: &[u8]| {
+        comemo::evict(0);
+        ENGINE
+            .render_at(&ENGINE.validate(body).unwrap(), at)
+            .unwrap()
+            .bytes
+    };
+    let on_new_thread = |bodies: &[Vec<u8>]| {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(labelpress::engine::threads::RENDER_STACK_BYTES)
+                .spawn_scoped(scope, || bodies.iter().map(|b| render(b)).last().unwrap())
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+    };
+    let wanted = page("Deflated once", "SHIP0000000000001");
+    let before = page(
+        &"A longer page before it, other glyphs: xyzXYZ ".repeat(20),
+        "OTHER-42",
+    );
+    let fresh = on_new_thread(std::slice::from_ref(&wanted));
+    let reused = on_new_thread(&[before, wanted]);
+    assert!(fresh == reused, "a reused deflate state wrote another file");
+    assert!(read_pdf(reused).text(0).contains("Deflated once"));
+}
+
+/// Every object of `pdf` printed, by object id, each stream with its
+/// content inflated and without `/Length` (the compressed length). The
+/// document's id in XMP is left out too: krilla derives it from a hash of
+/// the file it writes.
+fn inflated_objects(pdf: &[u8]) -> Vec<(lopdf::ObjectId, String)> {
+    let mut doc = lopdf::Document::load_mem(pdf).unwrap();
+    doc.decompress();
+    doc.objects
+        .iter_mut()
+        .map(|(id, object)| match object {
+            lopdf::Object::Stream(stream) => {
+                stream.dict.remove(b"Length");
+                let content = String::from_utf8_lossy(&stream.content).into_owned();
+                let content = ["xmpMM:InstanceID", "xmpMM:DocumentID"]
+                    .iter()
+                    .fold(content, |xmp, tag| without_element_text(&xmp, tag));
+                (*id, format!("{:?} stream {content}", stream.dict))
+            }
+            other => (*id, format!("{other:?}")),
+        })
+        .collect()
+}
+
+/// `xml` with the text of every `<tag>...</tag>` element taken out.
+fn without_element_text(xml: &str, tag: &str) -> String {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    let mut out = String::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find(&open) {
+        let text = start + open.len();
+        out.push_str(&rest[..text]);
+        rest = &rest[text..];
+        rest = &rest[rest.find(&close).unwrap_or(0)..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[test]

@@ -167,8 +167,8 @@ impl StreamFilter {
     #[track_caller]
     pub(crate) fn apply(&self, content: &[u8]) -> Vec<u8> {
         match self {
-            StreamFilter::Flate => deflate_encode(content),
-            StreamFilter::FlateMemoized => deflate_encode_memoized(content),
+            StreamFilter::Flate => deflate_encode_at(content, deflate_level()),
+            StreamFilter::FlateMemoized => deflate_encode_memoized(content, deflate_level()),
             StreamFilter::AsciiHex => hex_encode(content),
             // Note: We don't actually encode manually with DCT, because
             // this is only used for JPEG images which are already encoded,
@@ -259,16 +259,15 @@ impl<'a> FilterStreamBuilder<'a> {
 
     /// labelpress patch: a CID font's program or CID set, deflated through
     /// the memoised encoder (as content streams are) unless this thread
-    /// renders as stock krilla does (see [`with_stock_font_streams`]). The
-    /// bytes are the same either way: the memo is keyed by the data and
-    /// deflate is deterministic.
+    /// renders as stock krilla does (see [`with_stock_streams`]). The memo
+    /// is keyed by the data and the level, and deflate is deterministic, so
+    /// a hit is the bytes a miss would write.
     pub(crate) fn new_from_font_data(content: &'a [u8]) -> Self {
         let mut filter_stream = Self::binary(content);
-        let memoized = MEMOIZE_FONT_STREAMS.with(|m| m.get());
-        filter_stream.add_filter(if memoized {
-            StreamFilter::FlateMemoized
-        } else {
+        filter_stream.add_filter(if stock() {
             StreamFilter::Flate
+        } else {
+            StreamFilter::FlateMemoized
         });
 
         filter_stream
@@ -355,40 +354,121 @@ impl FilterStream<'_> {
 }
 
 std::thread_local! {
-    /// labelpress patch: whether this thread deflates font programs through
-    /// the memo. On by default; off only inside [`with_stock_font_streams`].
-    static MEMOIZE_FONT_STREAMS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// labelpress patch: whether this thread writes streams as stock krilla
+    /// 0.8.2 does. Off by default; on only inside [`with_stock_streams`].
+    static STOCK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// labelpress patch: runs `f` with font programs deflated anew on every
-/// export, as stock krilla 0.8.2 does, on this thread: the hand-written Typst
-/// baselines of labelpress's benchmarks render this way so that they measure
-/// Typst as its users run it. A font program serialised on another thread
-/// (none is: fonts are written on the thread that finishes the document)
-/// would still use the memo.
-pub fn with_stock_font_streams<T>(f: impl FnOnce() -> T) -> T {
+/// Whether the calling thread writes streams as stock krilla does.
+fn stock() -> bool {
+    STOCK.with(|s| s.get())
+}
+
+/// Stock krilla's deflate level, for every stream it compresses.
+const STOCK_LEVEL: u32 = 6;
+
+/// labelpress patch: the deflate level of the streams krilla compresses as
+/// it writes them (page and form content, font programs, CMaps, embedded
+/// files), unless the thread renders as stock krilla does. Image data and
+/// ICC profiles are compressed where they are decoded, possibly on another
+/// thread, and stay at level 6 ([`deflate_encode`]). Level 2 (zlib-rs's
+/// `deflate_fast`) takes about half the time of level 6 and writes font
+/// programs within 1% and page content within 10% of level 6's size;
+/// level 1 (`deflate_quick`, fixed Huffman codes) is faster again but
+/// writes page content half as large again. Any level is plain deflate
+/// (`/FlateDecode`) to a reader.
+const FAST_LEVEL: u32 = 2;
+
+fn deflate_level() -> u32 {
+    if stock() {
+        STOCK_LEVEL
+    } else {
+        FAST_LEVEL
+    }
+}
+
+/// labelpress patch: runs `f` writing streams as stock krilla 0.8.2 does,
+/// on this thread: font programs deflated anew on every export, every
+/// stream at level 6. labelpress's benchmarks render their hand-written
+/// Typst baselines this way, so that they measure Typst as its users run
+/// it. A stream serialised on another thread (none is: a document is
+/// written on the thread that finishes it) would be written as labelpress
+/// writes it.
+pub fn with_stock_streams<T>(f: impl FnOnce() -> T) -> T {
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            MEMOIZE_FONT_STREAMS.with(|m| m.set(self.0));
+            STOCK.with(|s| s.set(self.0));
         }
     }
-    let _restore = Restore(MEMOIZE_FONT_STREAMS.with(|m| m.replace(false)));
+    let _restore = Restore(STOCK.with(|s| s.replace(true)));
     f()
 }
 
 #[cfg_attr(feature = "comemo", comemo::memoize)]
-fn deflate_encode_memoized(data: &[u8]) -> Vec<u8> {
-    deflate_encode(data)
+fn deflate_encode_memoized(data: &[u8], level: u32) -> Vec<u8> {
+    deflate_encode_at(data, level)
 }
 
 pub(crate) fn deflate_encode(data: &[u8]) -> Vec<u8> {
+    deflate_encode_fresh(data, STOCK_LEVEL)
+}
+
+/// Deflates `data` as a zlib stream at `level`: as stock krilla does when
+/// the thread renders as stock krilla does, else with the thread's reused
+/// deflate state.
+fn deflate_encode_at(data: &[u8], level: u32) -> Vec<u8> {
+    if stock() {
+        deflate_encode_fresh(data, level)
+    } else {
+        deflate_encode_reused(data, level)
+    }
+}
+
+/// Stock krilla's deflate: a new encoder for every stream.
+fn deflate_encode_fresh(data: &[u8], level: u32) -> Vec<u8> {
     use std::io::Write;
 
-    const COMPRESSION_LEVEL: u8 = 6;
-    let mut e = ZlibEncoder::new(Vec::new(), Compression::new(COMPRESSION_LEVEL as u32));
+    let mut e = ZlibEncoder::new(Vec::new(), Compression::new(level));
     e.write_all(data).unwrap();
     e.finish().unwrap()
+}
+
+std::thread_local! {
+    /// labelpress patch: this thread's deflate state and its level. zlib-rs
+    /// allocates and zeroes several hundred KB of window and hash tables for
+    /// every new encoder, more work than deflating a label's few KB of
+    /// content; a reset state clears only its hash table.
+    static DEFLATE: std::cell::RefCell<Option<(u32, flate2::Compress)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// labelpress patch: `data` deflated as a zlib stream at `level` by the
+/// thread's deflate state, reset first. A reset state is a new one: the
+/// bytes are those a new encoder writes for the same input in one call.
+fn deflate_encode_reused(data: &[u8], level: u32) -> Vec<u8> {
+    use flate2::{Compress, FlushCompress, Status};
+
+    DEFLATE.with_borrow_mut(|slot| {
+        match slot {
+            Some((kept, compress)) if *kept == level => compress.reset(),
+            _ => *slot = Some((level, Compress::new(Compression::new(level), true))),
+        }
+        let compress = &mut slot.as_mut().expect("a deflate state was just set").1;
+        let mut out = Vec::with_capacity(data.len() / 2 + 64);
+        loop {
+            let consumed = compress.total_in() as usize;
+            // Deflating memory into memory fails only on a broken state.
+            let status = compress
+                .compress_vec(&data[consumed..], &mut out, FlushCompress::Finish)
+                .expect("deflate into a vector");
+            if status == Status::StreamEnd {
+                return out;
+            }
+            // compress_vec writes only into spare capacity.
+            out.reserve(out.capacity().max(64));
+        }
+    })
 }
 
 fn hex_encode(data: &[u8]) -> Vec<u8> {

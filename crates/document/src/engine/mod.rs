@@ -456,8 +456,8 @@ impl Engine {
     /// Compiles any Typst source with this engine's fonts, as stock Typst
     /// exports it: benchmarks use it for the hand-written baseline, which
     /// measures Typst as its users run it, so it does without labelpress's
-    /// patch to krilla (font programs deflated anew on every export,
-    /// vendor/krilla/PATCHES.md).
+    /// patch to krilla (vendor/krilla/PATCHES.md: every stream deflated at
+    /// level 6 by a new encoder, font programs anew on every export).
     pub fn render_typst(&self, source: String) -> Result<Vec<u8>, RenderError> {
         let export = Export {
             profile: None,
@@ -465,7 +465,7 @@ impl Engine {
             creator: PRODUCER.into(),
             producer: PRODUCER.into(),
         };
-        krilla::stream::with_stock_font_streams(|| {
+        krilla::stream::with_stock_streams(|| {
             self.compile(Lowered::of_source(source), &export, clock())
         })
     }
