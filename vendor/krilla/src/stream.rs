@@ -371,12 +371,11 @@ const STOCK_LEVEL: u32 = 6;
 /// it writes them (page and form content, font programs, CMaps, embedded
 /// files), unless the thread renders as stock krilla does. Image data and
 /// ICC profiles are compressed where they are decoded, possibly on another
-/// thread, and stay at level 6 ([`deflate_encode`]). Level 2 (zlib-rs's
-/// `deflate_fast`) takes about half the time of level 6 and writes font
-/// programs within 1% and page content within 10% of level 6's size;
-/// level 1 (`deflate_quick`, fixed Huffman codes) is faster again but
-/// writes page content half as large again. Any level is plain deflate
-/// (`/FlateDecode`) to a reader.
+/// thread, and stay at level 6 ([`deflate_encode`]). Level 2 is zlib-rs's
+/// `deflate_fast`, the fastest level that still builds Huffman codes for
+/// the data (level 1 uses fixed codes, which page content compresses badly
+/// with); sizes and times are in labelpress's benches/README.md. Any level
+/// is plain deflate (`/FlateDecode`) to a reader.
 const FAST_LEVEL: u32 = 2;
 
 fn deflate_level() -> u32 {
@@ -436,9 +435,9 @@ fn deflate_encode_fresh(data: &[u8], level: u32) -> Vec<u8> {
 
 std::thread_local! {
     /// labelpress patch: this thread's deflate state and its level. zlib-rs
-    /// allocates and zeroes several hundred KB of window and hash tables for
-    /// every new encoder, more work than deflating a label's few KB of
-    /// content; a reset state clears only its hash table.
+    /// allocates and zeroes its whole window and hash tables for every new
+    /// encoder, which costs more than deflating a label's page; a reset
+    /// state clears only its hash table.
     static DEFLATE: std::cell::RefCell<Option<(u32, flate2::Compress)>> =
         const { std::cell::RefCell::new(None) };
 }
